@@ -1,0 +1,49 @@
+// gradcheck: compares the gradients backward() computes with central differences,
+// (f(x + eps) - f(x - eps)) / (2 eps), element by element, in double precision.
+// An element fails when |analytic - numeric| > atol + rtol * |numeric| (torch.autograd.gradcheck's
+// rule and defaults). A non-scalar output is reduced to a scalar by a fixed random projection
+// sum(out * R), so every output element takes part. The report says where the worst mismatch is.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autograd/var.h"
+
+namespace heed {
+
+struct GradcheckOptions {
+  real eps = 1e-6;
+  real atol = 1e-5;
+  real rtol = 1e-3;
+  uint64_t seed = 1234;  // for the projection of a non-scalar output
+  std::string name = "f";  // the op or layer under test, for the report
+};
+
+struct GradcheckReport {
+  bool ok = true;
+  std::string name;
+  int64_t elements = 0;  // how many elements were checked
+  // The worst element (largest excess over the tolerance):
+  int64_t input = -1;    // which input
+  Shape input_shape;
+  int64_t element = -1;  // flat index in that input
+  Shape index;           // the same as a multi-index
+  real analytic = 0, numeric = 0;
+  real max_abs_err = 0, max_rel_err = 0;  // over all elements
+
+  std::string str() const;  // one paragraph a student can read
+};
+
+// Checks d f() / d inputs. f rebuilds the graph from the current values of `inputs` every
+// time it is called; gradcheck perturbs those values in place and restores them.
+// REQUIRES: every input is a leaf that requires grad.
+GradcheckReport gradcheck(const std::function<Var()>& f, const std::vector<Var>& inputs,
+                          const GradcheckOptions& options = {});
+
+// The same for a function of fresh inputs made from `values`.
+GradcheckReport gradcheck(const std::function<Var(const std::vector<Var>&)>& f, const std::vector<Tensor>& values,
+                          const GradcheckOptions& options = {});
+
+}  // namespace heed

@@ -1,0 +1,156 @@
+#include "autograd/var.h"
+
+#include <unordered_set>
+
+namespace heed {
+
+namespace {
+int64_t g_live_nodes = 0;
+thread_local bool g_grad_enabled = true;
+}  // namespace
+
+Node::Node() { ++g_live_nodes; }
+
+// Frees the graph below this node without recursion: a node whose last owner is this
+// loop hands its inputs to the loop before it dies, so each destructor sees no inputs.
+Node::~Node() {
+  --g_live_nodes;
+  std::vector<std::shared_ptr<Node>> pending = std::move(inputs);
+  while (!pending.empty()) {
+    std::shared_ptr<Node> n = std::move(pending.back());
+    pending.pop_back();
+    if (n.use_count() == 1) {
+      for (auto& in : n->inputs) pending.push_back(std::move(in));
+      n->inputs.clear();
+    }
+  }
+}
+
+int64_t Node::live_count() { return g_live_nodes; }
+
+void Node::accumulate(const Tensor& g) {
+  if (!has_grad) {
+    grad = g;
+    has_grad = true;
+  } else {
+    add_inplace(grad, g);
+  }
+}
+
+void Node::accumulate(Tensor&& g) {
+  if (!has_grad) {
+    grad = std::move(g);
+    has_grad = true;
+  } else {
+    add_inplace(grad, g);
+  }
+}
+
+Var::Var() = default;
+
+Var::Var(Tensor value, bool requires_grad) : node_(std::make_shared<Node>()) {
+  node_->value = std::move(value);
+  node_->requires_grad = requires_grad;
+}
+
+static Node& checked(const std::shared_ptr<Node>& n) {
+  if (!n) throw Error("Var: use of an empty Var");
+  return *n;
+}
+
+const Tensor& Var::value() const { return checked(node_).value; }
+Tensor& Var::value() { return checked(node_).value; }
+
+const Tensor& Var::grad() const {
+  Node& n = checked(node_);
+  if (!n.has_grad) {
+    n.grad = Tensor::zeros(n.value.shape());
+    n.has_grad = true;
+  }
+  return n.grad;
+}
+
+Tensor& Var::grad() { return const_cast<Tensor&>(static_cast<const Var*>(this)->grad()); }
+
+bool Var::requires_grad() const { return node_ && node_->requires_grad; }
+
+void Var::set_requires_grad(bool on) {
+  Node& n = checked(node_);
+  if (n.backward) throw Error(std::string("set_requires_grad: only a leaf can change it; this Var is the result of ") + n.op);
+  n.requires_grad = on;
+}
+
+void Var::retain_grad() { checked(node_).retain_grad = true; }
+
+const char* Var::op() const { return checked(node_).op; }
+
+void Var::zero_grad() {
+  Node& n = checked(node_);
+  n.grad = Tensor();
+  n.has_grad = false;
+}
+
+Var Var::detach() const { return Var(value(), false); }
+
+void Var::backward() const {
+  if (value().numel() != 1)
+    throw Error("backward: output of shape " + shape_str(shape()) + " is not a scalar; pass a seed gradient");
+  backward(Tensor::ones(shape()));
+}
+
+void Var::backward(const Tensor& seed) const {
+  Node& root = checked(node_);
+  if (!root.requires_grad) throw Error(std::string("backward: the output of ") + root.op + " does not require grad");
+  if (seed.shape() != root.value.shape())
+    throw Error("backward: seed " + shape_str(seed.shape()) + " for output " + shape_str(root.value.shape()));
+  // Topological order by an explicit stack: a node is placed after every node it feeds.
+  std::vector<Node*> order;
+  std::unordered_set<Node*> seen;
+  std::vector<std::pair<Node*, size_t>> stack{{&root, 0}};
+  seen.insert(&root);
+  while (!stack.empty()) {
+    auto& [n, next] = stack.back();
+    if (next < n->inputs.size()) {
+      Node* in = n->inputs[next++].get();
+      if (in->requires_grad && seen.insert(in).second) stack.push_back({in, 0});
+    } else {
+      order.push_back(n);
+      stack.pop_back();
+    }
+  }
+  // Inner nodes start from zero on every call; leaves keep accumulating.
+  for (Node* n : order)
+    if (n->backward) n->has_grad = false;
+  root.accumulate(seed);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    Node* n = *it;
+    if (!n->backward || !n->has_grad) continue;
+    n->backward(*n);
+    if (!n->retain_grad) {
+      n->grad = Tensor();
+      n->has_grad = false;
+    }
+  }
+}
+
+Var make_var(Tensor value, const char* op, const std::vector<Var>& inputs, std::function<void(Node&)> backward) {
+  Var out(std::move(value));
+  if (!g_grad_enabled) return out;
+  bool any = false;
+  for (const Var& v : inputs) any = any || v.requires_grad();
+  if (!any) return out;
+  Node* n = out.node();
+  n->op = op;
+  n->requires_grad = true;
+  n->backward = std::move(backward);
+  n->inputs.reserve(inputs.size());
+  for (const Var& v : inputs) n->inputs.push_back(v.node_ptr());
+  return out;
+}
+
+bool grad_enabled() { return g_grad_enabled; }
+
+NoGradGuard::NoGradGuard() : previous_(g_grad_enabled) { g_grad_enabled = false; }
+NoGradGuard::~NoGradGuard() { g_grad_enabled = previous_; }
+
+}  // namespace heed

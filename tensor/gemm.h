@@ -1,0 +1,18 @@
+// The matrix-product kernel under matmul and every layer: C = op(A) op(B), or C += it.
+// op(A) is [M, K]: A is stored row-major as [M, K], or as [K, M] when trans_a.
+// op(B) is [K, N]: B is stored as [K, N], or as [N, K] when trans_b.
+// gemm_naive is the textbook triple loop, kept as the oracle the fast kernel is tested against.
+#pragma once
+
+#include <cstdint>
+
+#include "tensor/tensor.h"
+
+namespace heed {
+
+void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B, real* C,
+          bool accumulate);
+void gemm_naive(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
+                real* C, bool accumulate);
+
+}  // namespace heed

@@ -1,0 +1,70 @@
+#include "tensor/random.h"
+
+#include <cmath>
+
+namespace heed {
+
+namespace {
+
+uint64_t splitmix64(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+}  // namespace
+
+Generator::Generator(uint64_t seed) {
+  for (uint64_t& s : s_) s = splitmix64(seed);
+}
+
+// xoshiro256** (Blackman and Vigna).
+uint64_t Generator::next_u64() {
+  uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+real Generator::uniform() { return static_cast<real>(next_u64() >> 11) * 0x1.0p-53; }
+
+real Generator::uniform(real lo, real hi) { return lo + (hi - lo) * uniform(); }
+
+real Generator::normal() {
+  if (has_spare_) {
+    has_spare_ = false;
+    return spare_;
+  }
+  real u1 = uniform();
+  while (u1 <= 0) u1 = uniform();  // log(0) is not allowed
+  real u2 = uniform();
+  real r = std::sqrt(-2 * std::log(u1));
+  real theta = 2 * 3.14159265358979323846 * u2;
+  spare_ = r * std::sin(theta);
+  has_spare_ = true;
+  return r * std::cos(theta);
+}
+
+int64_t Generator::randint(int64_t lo, int64_t hi) {
+  if (hi < lo) throw Error("randint: empty range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
+  if (range == 0) return static_cast<int64_t>(next_u64());  // the full 64-bit range
+  // Rejection sampling: drop the top partial copy of [0, range) so every value is equally likely.
+  uint64_t limit = UINT64_MAX - UINT64_MAX % range;
+  uint64_t x;
+  do x = next_u64();
+  while (x >= limit);
+  return lo + static_cast<int64_t>(x % range);
+}
+
+Generator Generator::split() { return Generator(next_u64()); }
+
+}  // namespace heed

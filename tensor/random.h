@@ -1,0 +1,31 @@
+// Generator: heed's only source of randomness, an explicit seeded object.
+// xoshiro256** seeded through splitmix64, with our own uniform and normal transforms, so
+// the same seed gives the same numbers on every machine and standard library
+// (std::*_distribution differs between libraries and is never used).
+#pragma once
+
+#include <cstdint>
+
+#include "tensor/tensor.h"
+
+namespace heed {
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed = 0);
+
+  uint64_t next_u64();
+  real uniform();                      // [0, 1) with 53 random bits
+  real uniform(real lo, real hi);      // [lo, hi)
+  real normal();                       // N(0, 1) by Box-Muller
+  int64_t randint(int64_t lo, int64_t hi);  // uniform integer in [lo, hi], unbiased
+  // A generator whose stream is independent of this one's (for a sub-task).
+  Generator split();
+
+ private:
+  uint64_t s_[4];
+  bool has_spare_ = false;  // Box-Muller makes two normals at a time
+  real spare_ = 0;
+};
+
+}  // namespace heed

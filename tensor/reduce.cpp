@@ -1,0 +1,148 @@
+// Reductions over all elements or one axis, and softmax / log_softmax along an axis.
+// A tensor is viewed as [outer, n, inner] around the axis; n is the reduced size.
+#include <cmath>
+#include <limits>
+
+#include "tensor/ops.h"
+
+namespace heed {
+
+int64_t normalize_axis(int64_t axis, int64_t dim, const char* op) {
+  if (axis < -dim || axis >= dim)
+    throw Error(std::string(op) + ": axis " + std::to_string(axis) + " out of range for a " +
+                std::to_string(dim) + "-d tensor");
+  return axis < 0 ? axis + dim : axis;
+}
+
+void split_at_axis(const Shape& shape, int64_t axis, int64_t& outer, int64_t& n, int64_t& inner) {
+  outer = inner = 1;
+  for (int64_t k = 0; k < axis; ++k) outer *= shape[k];
+  n = shape[axis];
+  for (size_t k = axis + 1; k < shape.size(); ++k) inner *= shape[k];
+}
+
+namespace {
+
+Shape reduced_shape(const Shape& s, int64_t axis, bool keepdim) {
+  Shape out = s;
+  if (keepdim) out[axis] = 1;
+  else out.erase(out.begin() + axis);
+  return out;
+}
+
+// acc = init; acc = step(acc, x, i) along the axis; y = finish(acc, n).
+template <class Step, class Finish>
+Tensor reduce_axis(const Tensor& x, int64_t axis, bool keepdim, real init, Step step, Finish finish,
+                   const char* op) {
+  axis = normalize_axis(axis, x.dim(), op);
+  int64_t outer, n, inner;
+  split_at_axis(x.shape(), axis, outer, n, inner);
+  if (n == 0 && std::string(op) != "sum")
+    throw Error(std::string(op) + ": cannot reduce an empty axis of shape " + shape_str(x.shape()));
+  Tensor y = Tensor::zeros(reduced_shape(x.shape(), axis, keepdim));
+  const real* px = x.data();
+  real* py = y.data();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < inner; ++j) {
+      real acc = init;
+      for (int64_t i = 0; i < n; ++i) acc = step(acc, px[(o * n + i) * inner + j], i);
+      py[o * inner + j] = finish(acc, n);
+    }
+  return y;
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x) {
+  real s = 0;
+  for (real v : x.values()) s += v;
+  return Tensor::scalar(s);
+}
+
+Tensor sum(const Tensor& x, int64_t axis, bool keepdim) {
+  return reduce_axis(
+      x, axis, keepdim, 0, [](real acc, real v, int64_t) { return acc + v; },
+      [](real acc, int64_t) { return acc; }, "sum");
+}
+
+Tensor mean(const Tensor& x) {
+  if (x.numel() == 0) throw Error("mean: tensor of shape " + shape_str(x.shape()) + " is empty");
+  return Tensor::scalar(sum(x).item() / static_cast<real>(x.numel()));
+}
+
+Tensor mean(const Tensor& x, int64_t axis, bool keepdim) {
+  return reduce_axis(
+      x, axis, keepdim, 0, [](real acc, real v, int64_t) { return acc + v; },
+      [](real acc, int64_t n) { return acc / static_cast<real>(n); }, "mean");
+}
+
+Tensor max(const Tensor& x) {
+  if (x.numel() == 0) throw Error("max: tensor of shape " + shape_str(x.shape()) + " is empty");
+  real m = x[0];
+  for (real v : x.values()) m = v > m ? v : m;
+  return Tensor::scalar(m);
+}
+
+Tensor max(const Tensor& x, int64_t axis, bool keepdim) {
+  return reduce_axis(
+      x, axis, keepdim, -std::numeric_limits<real>::infinity(),
+      [](real acc, real v, int64_t) { return v > acc ? v : acc; }, [](real acc, int64_t) { return acc; },
+      "max");
+}
+
+Tensor argmax(const Tensor& x) {
+  if (x.numel() == 0) throw Error("argmax: tensor of shape " + shape_str(x.shape()) + " is empty");
+  int64_t best = 0;
+  for (int64_t i = 1; i < x.numel(); ++i)
+    if (x[i] > x[best]) best = i;
+  return Tensor::scalar(static_cast<real>(best));
+}
+
+Tensor argmax(const Tensor& x, int64_t axis, bool keepdim) {
+  axis = normalize_axis(axis, x.dim(), "argmax");
+  int64_t outer, n, inner;
+  split_at_axis(x.shape(), axis, outer, n, inner);
+  if (n == 0) throw Error("argmax: cannot reduce an empty axis of shape " + shape_str(x.shape()));
+  Tensor y = Tensor::zeros(reduced_shape(x.shape(), axis, keepdim));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < inner; ++j) {
+      int64_t best = 0;
+      for (int64_t i = 1; i < n; ++i)
+        if (x[(o * n + i) * inner + j] > x[(o * n + best) * inner + j]) best = i;
+      y[o * inner + j] = static_cast<real>(best);
+    }
+  return y;
+}
+
+namespace {
+
+// softmax(x)_i = exp(x_i - m) / sum_j exp(x_j - m) with m = max_j x_j, so no exp overflows.
+Tensor softmax_impl(const Tensor& x, int64_t axis, bool log_space, const char* op) {
+  axis = normalize_axis(axis, x.dim(), op);
+  int64_t outer, n, inner;
+  split_at_axis(x.shape(), axis, outer, n, inner);
+  Tensor y = x;
+  real* p = y.data();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < inner; ++j) {
+      real* row = p + o * n * inner + j;
+      real m = -std::numeric_limits<real>::infinity();
+      for (int64_t i = 0; i < n; ++i) m = row[i * inner] > m ? row[i * inner] : m;
+      real s = 0;
+      for (int64_t i = 0; i < n; ++i) s += std::exp(row[i * inner] - m);
+      if (log_space) {
+        real lse = m + std::log(s);
+        for (int64_t i = 0; i < n; ++i) row[i * inner] -= lse;
+      } else {
+        for (int64_t i = 0; i < n; ++i) row[i * inner] = std::exp(row[i * inner] - m) / s;
+      }
+    }
+  return y;
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, int64_t axis) { return softmax_impl(x, axis, false, "softmax"); }
+Tensor log_softmax(const Tensor& x, int64_t axis) { return softmax_impl(x, axis, true, "log_softmax"); }
+
+}  // namespace heed

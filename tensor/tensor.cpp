@@ -1,0 +1,179 @@
+#include "tensor/tensor.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+
+#include "tensor/random.h"
+
+namespace heed {
+
+std::string shape_str(const Shape& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+int64_t shape_numel(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+static void check_shape(const Shape& shape, const char* op) {
+  for (int64_t d : shape)
+    if (d < 0) throw Error(std::string(op) + ": negative size in shape " + shape_str(shape));
+}
+
+Tensor::Tensor() : data_(1, 0) {}
+
+Tensor::Tensor(Shape shape, std::vector<real> data) : shape_(std::move(shape)), data_(std::move(data)) {
+  check_shape(shape_, "Tensor");
+  if (shape_numel(shape_) != static_cast<int64_t>(data_.size()))
+    throw Error("Tensor: shape " + shape_str(shape_) + " needs " + std::to_string(shape_numel(shape_)) +
+                " values, got " + std::to_string(data_.size()));
+}
+
+Tensor Tensor::scalar(real value) { return Tensor({}, {value}); }
+
+Tensor Tensor::zeros(const Shape& shape) { return full(shape, 0); }
+Tensor Tensor::ones(const Shape& shape) { return full(shape, 1); }
+
+Tensor Tensor::full(const Shape& shape, real value) {
+  check_shape(shape, "full");
+  return Tensor(shape, std::vector<real>(shape_numel(shape), value));
+}
+
+Tensor Tensor::arange(int64_t n) { return arange(0, static_cast<real>(n), 1); }
+
+Tensor Tensor::arange(real start, real stop, real step) {
+  if (step == 0 || !std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step))
+    throw Error("arange: start, stop and step must be finite and step non-zero");
+  std::vector<real> v;
+  int64_t n = static_cast<int64_t>(std::ceil((stop - start) / step));
+  for (int64_t i = 0; i < n; ++i) v.push_back(start + step * static_cast<real>(i));
+  return Tensor({static_cast<int64_t>(v.size())}, std::move(v));
+}
+
+Tensor Tensor::uniform(const Shape& shape, real lo, real hi, Generator& gen) {
+  Tensor t = zeros(shape);
+  for (real& x : t.data_) x = gen.uniform(lo, hi);
+  return t;
+}
+
+Tensor Tensor::normal(const Shape& shape, real mean, real std, Generator& gen) {
+  Tensor t = zeros(shape);
+  for (real& x : t.data_) x = mean + std * gen.normal();
+  return t;
+}
+
+int64_t Tensor::size(int64_t axis) const {
+  int64_t d = dim();
+  if (axis < -d || axis >= d)
+    throw Error("size: axis " + std::to_string(axis) + " out of range for shape " + shape_str(shape_));
+  return shape_[axis < 0 ? axis + d : axis];
+}
+
+int64_t Tensor::flat_index(std::initializer_list<int64_t> index) const {
+  if (static_cast<int64_t>(index.size()) != dim())
+    throw Error("at: " + std::to_string(index.size()) + " indices for shape " + shape_str(shape_));
+  int64_t flat = 0, k = 0;
+  for (int64_t i : index) {
+    if (i < 0 || i >= shape_[k])
+      throw Error("at: index " + std::to_string(i) + " out of range for axis " + std::to_string(k) +
+                  " of shape " + shape_str(shape_));
+    flat = flat * shape_[k] + i;
+    ++k;
+  }
+  return flat;
+}
+
+real& Tensor::at(std::initializer_list<int64_t> index) { return data_[flat_index(index)]; }
+real Tensor::at(std::initializer_list<int64_t> index) const { return data_[flat_index(index)]; }
+
+real Tensor::item() const {
+  if (data_.size() != 1) throw Error("item: tensor of shape " + shape_str(shape_) + " is not one value");
+  return data_[0];
+}
+
+void Tensor::reshape_inplace(const Shape& shape) {
+  check_shape(shape, "reshape");
+  if (shape_numel(shape) != numel())
+    throw Error("reshape: " + shape_str(shape_) + " to " + shape_str(shape) + ": element counts differ");
+  shape_ = shape;
+}
+
+void Tensor::fill(real value) {
+  for (real& x : data_) x = value;
+}
+
+namespace {
+
+std::string format_value(real v, int precision) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+  return buf;
+}
+
+// Writes dimension `d` of x starting at flat offset `off`; PyTorch's layout: nested
+// brackets, one row per line, with "..." when a large tensor is summarised.
+void write_dim(std::ostringstream& os, const Tensor& x, int64_t d, int64_t off, int indent,
+               bool summarise, int precision, size_t width) {
+  const Shape& s = x.shape();
+  int64_t n = s[d], stride = 1;
+  for (size_t k = d + 1; k < s.size(); ++k) stride *= s[k];
+  const int64_t edge = 3;
+  os << "[";
+  for (int64_t i = 0; i < n; ++i) {
+    if (summarise && n > 2 * edge && i == edge) {
+      os << (d + 1 == x.dim() ? "..., " : "...,\n" + std::string(indent + 1, ' '));
+      i = n - edge;
+    }
+    if (d + 1 == x.dim()) {
+      std::string v = format_value(x[off + i], precision);
+      os << std::string(width - v.size(), ' ') << v;
+    } else {
+      write_dim(os, x, d + 1, off + i * stride, indent + 1, summarise, precision, width);
+    }
+    if (i + 1 < n) {
+      if (d + 1 == x.dim()) os << ", ";
+      else os << "," << std::string(x.dim() - d - 1, '\n') << std::string(indent + 1, ' ');
+    }
+  }
+  os << "]";
+}
+
+}  // namespace
+
+std::string Tensor::str(int precision) const {
+  std::ostringstream os;
+  os << "tensor(";
+  if (dim() == 0) {
+    os << format_value(data_[0], precision);
+  } else if (numel() == 0) {
+    os << "[]";
+  } else {
+    size_t width = 0;
+    for (real v : data_) width = std::max(width, format_value(v, precision).size());
+    write_dim(os, *this, 0, 0, 7, numel() > 1000, precision, width);
+  }
+  os << ", shape=" << shape_str(shape_) << ")";
+  return os.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
+
+bool equal(const Tensor& a, const Tensor& b) { return a.shape() == b.shape() && a.values() == b.values(); }
+
+bool allclose(const Tensor& a, const Tensor& b, real rtol, real atol) {
+  if (a.shape() != b.shape()) return false;
+  for (int64_t i = 0; i < a.numel(); ++i)
+    if (!(std::fabs(a[i] - b[i]) <= atol + rtol * std::fabs(b[i]))) return false;
+  return true;
+}
+
+}  // namespace heed
