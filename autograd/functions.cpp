@@ -204,4 +204,14 @@ Var masked_fill(const Var& x, const Tensor& mask, real value) {
   });
 }
 
+Var where(const Tensor& cond, const Var& a, const Var& b) {
+  Tensor y = where(cond, a.value(), b.value());
+  Tensor c = broadcast_to(cond, a.shape());  // saved: it routes the gradient
+  return make_var(std::move(y), "where", {a, b}, [c](Node& self) {
+    Tensor zero = Tensor::zeros(self.grad.shape());
+    if (Node* n = wants_grad(self, 0)) n->accumulate(where(c, self.grad, zero));  // da += dy where cond
+    if (Node* n = wants_grad(self, 1)) n->accumulate(where(c, zero, self.grad));  // db += dy elsewhere
+  });
+}
+
 }  // namespace heed

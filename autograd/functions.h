@@ -69,4 +69,8 @@ Var log_softmax(const Var& x, int64_t axis);
 // The mask is a constant: no gradient flows to it; filled positions get no gradient.
 Var masked_fill(const Var& x, const Tensor& mask, real value);
 
+// a where cond is non-zero, else b (cond is a constant, broadcast to a's shape). The chosen
+// side gets the gradient, the other exactly zero: how padding is kept out of a result.
+Var where(const Tensor& cond, const Var& a, const Var& b);
+
 }  // namespace heed

@@ -159,4 +159,16 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, real value) {
   return binary(x, mask, [value](real v, real m) { return m != 0 ? value : v; }, "masked_fill");
 }
 
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape())
+    throw Error("where: shapes " + shape_str(a.shape()) + " and " + shape_str(b.shape()) + " differ");
+  if (broadcast_shape(cond.shape(), a.shape(), "where") != a.shape())
+    throw Error("where: condition " + shape_str(cond.shape()) + " does not broadcast to " + shape_str(a.shape()));
+  Tensor c = broadcast_to(cond, a.shape());
+  Tensor y = a;
+  for (int64_t i = 0; i < y.numel(); ++i)
+    if (c[i] == 0) y[i] = b[i];
+  return y;
+}
+
 }  // namespace heed

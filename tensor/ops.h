@@ -68,6 +68,10 @@ Tensor log_softmax(const Tensor& x, int64_t axis);
 // Where mask (broadcast to x's shape) is non-zero, the result holds `value`.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, real value);
 
+// Elementwise choice: a where cond (broadcast to a's shape) is non-zero, else b.
+// REQUIRES: a and b have the same shape.
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+
 // Helpers shared by the kernels and autograd.
 int64_t normalize_axis(int64_t axis, int64_t dim, const char* op);
 // Splits shape around `axis` into outer (product before), n (the axis) and inner (after).

@@ -1,0 +1,80 @@
+// Recurrent cells with PyTorch's equations, gate order, parameter names and shapes, and
+// default initialisation U(-1/sqrt(H), 1/sqrt(H)):
+//   weight_ih (G*H, I), weight_hh (G*H, H), bias_ih (G*H), bias_hh (G*H)
+// with G = 1 (rnn, tanh), 3 (gru: r, z, n) or 4 (lstm: i, f, g, o). A state is h (B, H), plus
+// the memory c (B, H) for an LSTM. step() is composed from autograd ops, so a reader sees the
+// equations line by line.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "nn/module.h"
+#include "tensor/random.h"
+
+namespace heed {
+
+struct State {
+  Var h;  // (B, H)
+  Var c;  // (B, H), LSTM only; empty otherwise
+};
+
+class Cell : public Module {
+ public:
+  Cell(int64_t gates, int64_t input_size, int64_t hidden_size, Generator& gen);
+
+  // x W_ih^T + b_ih for any number of leading axes: (..., I) -> (..., G*H). An encoder
+  // computes it for all time steps at once; step() takes the result.
+  Var input_projection(const Var& x) const;
+  // One step from a projected input xp (B, G*H) and the previous state.
+  virtual State step_projected(const Var& xp, const State& s) const = 0;
+  State step(const Var& x, const State& s) const { return step_projected(input_projection(x), s); }
+  State zero_state(int64_t batch) const;
+
+  virtual std::string kind() const = 0;  // "rnn", "gru" or "lstm"
+  int64_t input_size() const { return input_size_; }
+  int64_t hidden_size() const { return hidden_size_; }
+
+  Var weight_ih;  // (G*H, I)
+  Var weight_hh;  // (G*H, H)
+  Var bias_ih;    // (G*H)
+  Var bias_hh;    // (G*H)
+
+ protected:
+  int64_t input_size_, hidden_size_;
+  void check_step(const Var& xp, const State& s) const;
+};
+
+// h' = tanh(W_ih x + b_ih + W_hh h + b_hh)
+class RNNCell : public Cell {
+ public:
+  RNNCell(int64_t input_size, int64_t hidden_size, Generator& gen) : Cell(1, input_size, hidden_size, gen) {}
+  State step_projected(const Var& xp, const State& s) const override;
+  std::string kind() const override { return "rnn"; }
+};
+
+// r = sigmoid(W_ir x + b_ir + W_hr h + b_hr)
+// z = sigmoid(W_iz x + b_iz + W_hz h + b_hz)
+// n = tanh(W_in x + b_in + r * (W_hn h + b_hn))
+// h' = (1 - z) * n + z * h
+class GRUCell : public Cell {
+ public:
+  GRUCell(int64_t input_size, int64_t hidden_size, Generator& gen) : Cell(3, input_size, hidden_size, gen) {}
+  State step_projected(const Var& xp, const State& s) const override;
+  std::string kind() const override { return "gru"; }
+};
+
+// i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of (W_ih x + b_ih + W_hh h + b_hh)
+// c' = f * c + i * g
+// h' = o * tanh(c')
+class LSTMCell : public Cell {
+ public:
+  LSTMCell(int64_t input_size, int64_t hidden_size, Generator& gen) : Cell(4, input_size, hidden_size, gen) {}
+  State step_projected(const Var& xp, const State& s) const override;
+  std::string kind() const override { return "lstm"; }
+};
+
+// kind is "rnn", "gru" or "lstm"; anything else is a heed::Error listing those.
+std::unique_ptr<Cell> make_cell(const std::string& kind, int64_t input_size, int64_t hidden_size, Generator& gen);
+
+}  // namespace heed
