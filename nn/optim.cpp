@@ -49,7 +49,11 @@ const real* Optimizer::grad_or_null(size_t i, const char* op) const {
     throw Error(std::string(op) + ": parameter " + std::to_string(i) + " now has shape " +
                 shape_str(n->value.shape()) + ", not the " + std::to_string(numels_[i]) +
                 " elements it had when the optimiser was made");
-  return n->has_grad ? n->grad.data() : nullptr;
+  if (!n->has_grad) return nullptr;
+  if (n->grad.shape() != n->value.shape())
+    throw Error(std::string(op) + ": parameter " + std::to_string(i) + " of shape " + shape_str(n->value.shape()) +
+                " has a gradient of shape " + shape_str(n->grad.shape()));
+  return n->grad.data();
 }
 
 std::vector<Tensor> Optimizer::zeros_like_params() const {
@@ -75,11 +79,11 @@ void SGD::step() {
     real* buf = momentum_ != 0 ? buffers_[i].data() : nullptr;
     for (int64_t k = 0; k < numels_[i]; ++k) {
       real d = (g ? g[k] : 0) + weight_decay_ * p[k];  // g + wd p
-      if (buf) d = buf[k] = started_ ? momentum_ * buf[k] + d : d;  // buf = mu buf + g (buf = g at first)
+      // buf = mu buf + g; buf starts at 0, so the first step sets it to g exactly, as torch's clone
+      if (buf) d = buf[k] = momentum_ * buf[k] + d;
       p[k] -= lr_ * d;
     }
   }
-  started_ = true;
 }
 
 Adam::Adam(std::vector<Var> params, real lr, real beta1, real beta2, real eps, real weight_decay)

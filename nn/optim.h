@@ -49,8 +49,7 @@ class SGD : public Optimizer {
 
  private:
   real momentum_, weight_decay_;
-  std::vector<Tensor> buffers_;  // momentum buffers, one per parameter (empty without momentum)
-  bool started_ = false;         // false until the first step has set the buffers
+  std::vector<Tensor> buffers_;  // momentum buffers, one per parameter (none without momentum)
 };
 
 // torch.optim.Adam (not AdamW; weight decay is L2 added to the gradient): at step t,
