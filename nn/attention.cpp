@@ -1,0 +1,159 @@
+#include "nn/attention.h"
+
+#include <cmath>
+#include <limits>
+
+#include "autograd/functions.h"
+#include "autograd/node_util.h"
+
+namespace heed {
+
+namespace {
+
+void check_query_keys(const char* op, const Var& query, const Var& keys, int64_t want_q, int64_t want_k) {
+  bool ok = query.value().dim() == 2 && keys.value().dim() == 3 && query.shape()[0] == keys.shape()[0] &&
+            (want_q < 0 || query.shape()[1] == want_q) && (want_k < 0 || keys.shape()[2] == want_k);
+  if (!ok)
+    throw Error(std::string(op) + " attention: query " + shape_str(query.shape()) + " and keys " +
+                shape_str(keys.shape()) + " must be (B, " + (want_q < 0 ? "D" : std::to_string(want_q)) +
+                ") and (B, S, " + (want_k < 0 ? "D" : std::to_string(want_k)) + ")");
+}
+
+// (B, S, D) x (B, D) -> (B, S): one dot product per position.
+Var batched_dot(const Var& keys, const Var& query) {
+  const int64_t B = keys.shape()[0], S = keys.shape()[1], D = keys.shape()[2];
+  return reshape(matmul(keys, reshape(query, {B, D, 1})), {B, S});
+}
+
+}  // namespace
+
+AdditiveScore::AdditiveScore(int64_t query_size, int64_t key_size, int64_t attention_size, Generator& gen)
+    : W1(key_size, attention_size, false, gen), W2(query_size, attention_size, false, gen) {
+  register_module("W1", W1);
+  register_module("W2", W2);
+  // v is a linear map A -> 1 in the papers; PyTorch's Linear initialises it U(+-1/sqrt(A)).
+  real bound = 1 / std::sqrt(static_cast<real>(attention_size));
+  v = register_parameter("v", Tensor::uniform({attention_size}, -bound, bound, gen));
+}
+
+Var AdditiveScore::prepare(const Var& keys) const {
+  return W1.forward(keys);  // (B, S, A)
+}
+
+Var AdditiveScore::score(const Var& query, const Var& prepared) const {
+  check_query_keys("additive", query, prepared, W2.in_features(), v.shape()[0]);
+  const int64_t B = prepared.shape()[0], A = prepared.shape()[2];
+  Var q = reshape(W2.forward(query), {B, 1, A});    // W2 s: (B, 1, A)
+  Var e = tanh(prepared + q);                        // (B, S, A)
+  const int64_t S = prepared.shape()[1];
+  return reshape(matmul(reshape(e, {B * S, A}), reshape(v, {A, 1})), {B, S});  // v^T e: (B, S)
+}
+
+GeneralScore::GeneralScore(int64_t query_size, int64_t key_size, Generator& gen) : W(key_size, query_size, false, gen) {
+  register_module("W", W);
+}
+
+Var GeneralScore::prepare(const Var& keys) const {
+  return W.forward(keys);  // W h_i: (B, S, Dq)
+}
+
+Var GeneralScore::score(const Var& query, const Var& prepared) const {
+  check_query_keys("general", query, prepared, W.out_features(), W.out_features());
+  return batched_dot(prepared, query);  // s^T (W h_i)
+}
+
+Var DotScore::score(const Var& query, const Var& prepared) const {
+  check_query_keys(scaled_ ? "scaled" : "dot", query, prepared, -1, query.shape().back());
+  Var e = batched_dot(prepared, query);  // s^T h_i
+  return scaled_ ? e * (1 / std::sqrt(static_cast<real>(query.shape()[1]))) : e;
+}
+
+CosineScore::CosineScore() { beta = register_parameter("beta", Tensor::ones({1})); }
+
+namespace {
+
+// x / |x| along the last axis; |x| floored at 1e-8 so a zero vector (a padded state) stays zero.
+Var normalize_last(const Var& x) {
+  Var norm = sqrt(sum(x * x, -1, true) + 1e-16);  // (.., 1)
+  return x / norm;
+}
+
+}  // namespace
+
+Var CosineScore::prepare(const Var& keys) const { return normalize_last(keys); }
+
+Var CosineScore::score(const Var& query, const Var& prepared) const {
+  check_query_keys("cosine", query, prepared, -1, query.shape().back());
+  return batched_dot(prepared, normalize_last(query)) * beta;  // beta cos(s, h_i)
+}
+
+LocationScore::LocationScore(int64_t query_size, int64_t max_positions, Generator& gen)
+    : W_a(query_size, max_positions, false, gen) {
+  register_module("W_a", W_a);
+}
+
+Var LocationScore::score(const Var& query, const Var& prepared) const {
+  check_query_keys("location", query, prepared, W_a.in_features(), -1);
+  const int64_t S = prepared.shape()[1], S_max = W_a.out_features();
+  if (S > S_max)
+    throw Error("location attention: source length " + std::to_string(S) + " exceeds the " +
+                std::to_string(S_max) + " positions the model was built for");
+  return slice(W_a.forward(query), 1, 0, S);  // (W_a s)[:S]
+}
+
+std::unique_ptr<Score> make_score(const std::string& kind, int64_t query_size, int64_t key_size,
+                                  int64_t attention_size, int64_t max_positions, Generator& gen) {
+  if (kind == "additive") return std::make_unique<AdditiveScore>(query_size, key_size, attention_size, gen);
+  if (kind == "general") return std::make_unique<GeneralScore>(query_size, key_size, gen);
+  if ((kind == "dot" || kind == "scaled" || kind == "cosine") && query_size != key_size)
+    throw Error(kind + " attention: query size " + std::to_string(query_size) + " and key size " +
+                std::to_string(key_size) + " must be equal");
+  if (kind == "dot") return std::make_unique<DotScore>(false);
+  if (kind == "scaled") return std::make_unique<DotScore>(true);
+  if (kind == "cosine") return std::make_unique<CosineScore>();
+  if (kind == "location") return std::make_unique<LocationScore>(query_size, max_positions, gen);
+  throw Error("attention: unknown score '" + kind + "' (choose additive, general, dot, scaled, cosine or location)");
+}
+
+Var masked_softmax(const Var& scores, const Tensor& mask) {
+  if (scores.value().dim() != 2 || mask.shape() != scores.shape())
+    throw Error("masked_softmax: scores " + shape_str(scores.shape()) + " and mask " + shape_str(mask.shape()) +
+                " must both be (B, S)");
+  const int64_t B = scores.shape()[0], S = scores.shape()[1];
+  const Tensor& x = scores.value();
+  Tensor y = Tensor::zeros({B, S});
+  for (int64_t b = 0; b < B; ++b) {
+    real m = -std::numeric_limits<real>::infinity();
+    for (int64_t i = 0; i < S; ++i)
+      if (mask[b * S + i] != 0) m = std::max(m, x[b * S + i]);
+    if (m == -std::numeric_limits<real>::infinity()) continue;  // no valid position: all zeros
+    real total = 0;
+    for (int64_t i = 0; i < S; ++i)
+      if (mask[b * S + i] != 0) total += y[b * S + i] = std::exp(x[b * S + i] - m);
+    for (int64_t i = 0; i < S; ++i) y[b * S + i] /= total;
+  }
+  Tensor saved = y;  // the derivative needs only the weights
+  return make_var(std::move(y), "masked_softmax", {scores}, [saved, B, S](Node& self) {
+    // dx_i = y_i (dy_i - sum_j y_j dy_j); a masked y_i is 0, so its dx_i is 0
+    Tensor d = Tensor::zeros({B, S});
+    for (int64_t b = 0; b < B; ++b) {
+      real dot = 0;
+      for (int64_t i = 0; i < S; ++i) dot += saved[b * S + i] * self.grad[b * S + i];
+      for (int64_t i = 0; i < S; ++i) d[b * S + i] = saved[b * S + i] * (self.grad[b * S + i] - dot);
+    }
+    wants_grad(self, 0)->accumulate(std::move(d));
+  });
+}
+
+Attention attend(const Var& scores, const Var& values, const Tensor& mask) {
+  if (values.value().dim() != 3 || scores.value().dim() != 2 || values.shape()[0] != scores.shape()[0] ||
+      values.shape()[1] != scores.shape()[1])
+    throw Error("attend: scores " + shape_str(scores.shape()) + " and values " + shape_str(values.shape()) +
+                " must be (B, S) and (B, S, D)");
+  const int64_t B = values.shape()[0], S = values.shape()[1], D = values.shape()[2];
+  Var weights = masked_softmax(scores, mask);
+  Var context = reshape(matmul(reshape(weights, {B, 1, S}), values), {B, D});  // sum_i a_i h_i
+  return {context, weights};
+}
+
+}  // namespace heed
