@@ -1,0 +1,27 @@
+// Checkpoints: a Module's parameters in a safetensors file, named by their dotted paths
+// (named_parameters()), stored as F64, with the model's configuration as string metadata so a
+// program can rebuild the model before loading its weights. Policy: a checkpoint never holds a
+// non-finite value -- saving refuses one, and loading refuses a file that holds one.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "nn/module.h"
+
+namespace heed {
+
+// Writes every parameter of `m` to `path`, atomically (see write_safetensors): on any error,
+// including a NaN or infinite value (the error names the parameter), the previous file stays.
+void save_checkpoint(const Module& m, const std::string& path, const std::map<std::string, std::string>& metadata = {});
+
+// Reads `path` into the parameters of `m` and returns its metadata. The file's tensors must
+// match m.named_parameters() exactly in names and shapes; otherwise the error lists the
+// missing, unexpected and mismatched names with their shapes. Everything is read and checked
+// before the first value is copied, so on any error `m` is left untouched. Gradients are kept.
+std::map<std::string, std::string> load_checkpoint(Module& m, const std::string& path);
+
+// The metadata of a checkpoint, without reading its tensors (the header is fully checked).
+std::map<std::string, std::string> read_checkpoint_metadata(const std::string& path);
+
+}  // namespace heed

@@ -1,0 +1,49 @@
+// safetensors: the tensor file format of Hugging Face's safetensors library, with no knowledge
+// of modules. Layout: an 8-byte little-endian u64 N; N bytes of JSON header, an object holding
+// "__metadata__" (a map of strings to strings) and, per tensor name, {"dtype", "shape",
+// "data_offsets": [begin, end]} with offsets counted from the start of the data section; then
+// the data section: raw little-endian values, row-major. heed writes F64; it reads F64, F32,
+// F16 and BF16, converted to heed::real. Every problem with a file is a heed::Error naming it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace heed {
+
+struct NamedTensor {
+  std::string name;
+  Tensor value;
+};
+
+// A header larger than this is refused before anything is allocated for it.
+inline constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
+
+// Writes the tensors as F64, in the given order, with `metadata` as "__metadata__". The header
+// is padded with spaces to a multiple of 8 bytes, as the reference writer does, so the data is
+// 8-byte aligned. The write is atomic: a temporary file in the same folder is written, fsynced
+// and renamed over `path`; if anything fails, `path` keeps its previous content and the
+// temporary file is removed. REQUIRES: names are distinct, non-empty and not "__metadata__".
+void write_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
+                       const std::map<std::string, std::string>& metadata);
+
+struct SafetensorsFile {
+  std::map<std::string, std::string> metadata;
+  std::vector<NamedTensor> tensors;  // in the order of their data in the file
+};
+
+// Reads and checks the whole file. The header must be a strict JSON object; each tensor needs
+// exactly dtype, shape and data_offsets, with shape x dtype size equal to its byte span; the
+// spans must tile the data section exactly -- no overlap, no gap, no bytes after the last
+// tensor (the format's rule: a file with unaccounted bytes is refused, not guessed at).
+SafetensorsFile read_safetensors(const std::string& path);
+
+// The "__metadata__" map alone (empty if absent), after the same checks of the header and of
+// the offsets against the file size; the tensor data is not read.
+std::map<std::string, std::string> read_safetensors_metadata(const std::string& path);
+
+}  // namespace heed
