@@ -88,9 +88,9 @@ TEST_SUITE("ch07_additive_attention") {
     CHECK(e[1] == doctest::Approx(std::tanh(-0.4 - 0.1) - 2 * std::tanh(0.1 + 0.3)).epsilon(1e-14));
     auto names = att.named_parameters();
     REQUIRE(names.size() == 3);
-    CHECK(names[0].first == "W1.weight");
-    CHECK(names[1].first == "W2.weight");
-    CHECK(names[2].first == "v");
+    CHECK(names[0].first == "v");  // a module's own parameters first, then its submodules'
+    CHECK(names[1].first == "W1.weight");
+    CHECK(names[2].first == "W2.weight");
   }
 
   TEST_CASE("gradcheck: additive score w.r.t. query, keys and every parameter, through attend") {
