@@ -1,0 +1,51 @@
+// Pictures as standalone SVG text, written by hand (no plotting library): an attention heatmap
+// and a line chart. Every document is well-formed XML (see viz/xml_check.h) with xmlns and a
+// viewBox, so a browser opens it directly; every label is XML-escaped, so tokens such as
+// "<eos>" or "&" are safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace heed {
+
+// Source tokens across the top (rotated), output tokens down the left, one <rect> per weight
+// coloured on a white-to-blue scale, a legend bar from 0 to 1, and on hover each cell's
+// <title>: "output → source: 0.873". `weights` as for terminal_heatmap (heed::Error otherwise).
+std::string svg_heatmap(const std::vector<std::string>& source,
+                        const std::vector<std::string>& output,
+                        const std::vector<std::vector<real>>& weights, const std::string& title);
+
+// The same picture as an <svg> element without the XML declaration, for inlining in HTML:
+// output labels are focusable (tabindex) and every label and cell carries data-row/data-col.
+std::string svg_heatmap_element(const std::vector<std::string>& source,
+                                const std::vector<std::string>& output,
+                                const std::vector<std::vector<real>>& weights,
+                                const std::string& title);
+
+// One line of a chart; x and y have the same length (heed::Error otherwise).
+struct Series {
+  std::string name;
+  std::vector<real> x, y;
+};
+
+// Axes with ticks and labels, a legend, a distinct colour, marker and dash per series (for loss
+// curves, accuracy by length, ...). A point with a non-finite x or y is skipped and the line
+// breaks there.
+std::string svg_line_chart(const std::vector<Series>& series, const std::string& title,
+                           const std::string& x_label, const std::string& y_label);
+
+// `text` with & < > " ' replaced by entities, control characters and invalid UTF-8 by '?'.
+// Safe inside XML (and HTML) text and attribute values.
+std::string xml_escape(const std::string& text);
+
+// The colour of weight w in [0, 1] on the heatmaps' scale, as "#rrggbb".
+std::string weight_colour(real w);
+
+// Writes `text` to `path` atomically: a temporary file next to it, then a rename.
+// heed::Error naming the path if anything fails.
+void write_text_file(const std::string& path, const std::string& text);
+
+}  // namespace heed
