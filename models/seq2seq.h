@@ -1,0 +1,89 @@
+// Seq2Seq: the encoder-decoder models of TASKS.md behind one interface.
+//   plain     the decoder sees only the encoder's last state: the bottleneck
+//   additive  Bahdanau: attends with s_{t-1}, feeds the context into the cell,
+//             logits = W_out [s_t; c_t] + b
+//   general, dot, scaled, cosine, location
+//             Luong: attends with s_t, attentional state h~_t = tanh(W_c [c_t; s_t]),
+//             logits = W_out h~_t + b
+// All: separate source and target embeddings, a recurrent encoder (gru, lstm or rnn; optionally
+// bidirectional, bridged to the decoder by a tanh layer), decoder initial state = the encoder
+// state at the last real source position, teacher forcing in training.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/tasks.h"
+#include "nn/attention.h"
+#include "nn/embedding.h"
+#include "nn/encoder.h"
+#include "nn/linear.h"
+
+namespace heed {
+
+struct ModelConfig {
+  std::string model = "additive";  // plain, additive, general, dot, scaled, cosine, location
+  std::string cell = "gru";        // gru, lstm, rnn
+  int64_t src_vocab = 13, tgt_vocab = 13;  // sizes including the three specials
+  int64_t embed = 32, hidden = 64;
+  bool bidirectional = false;
+  int64_t max_src_len = 64;  // the positions location attention can address
+
+  // Throws heed::Error naming the field and value when something is out of range.
+  void validate() const;
+  std::map<std::string, std::string> to_metadata() const;
+  static ModelConfig from_metadata(const std::map<std::string, std::string>& meta);
+};
+
+// The decoder's running state between steps.
+struct DecoderState {
+  State s;         // the cell's state: s_{t-1} before a step, s_t after
+  Var keys;        // prepared keys (B, S, .), once per batch
+  Var values;      // encoder states (B, S, D*H)
+  Tensor mask;     // (B, S), 1 at real source positions
+};
+
+struct StepOutput {
+  Var out;      // what W_out reads: s_t, [s_t; c_t] or h~_t (B, .)
+  Var weights;  // attention weights (B, S); empty for plain
+};
+
+struct Decoded {
+  std::vector<std::vector<int64_t>> tokens;  // (B, steps) chosen ids
+  std::vector<std::vector<std::vector<real>>> attention;  // (B, steps, S); empty for plain
+  std::vector<std::vector<real>> token_log_prob;  // (B, steps) log-probability of each choice
+  std::vector<real> log_prob;  // (B) their sum over all steps
+};
+
+class Seq2Seq : public Module {
+ public:
+  Seq2Seq(const ModelConfig& config, Generator& gen);
+
+  // Mean cross-entropy over the non-PAD target tokens of the batch, teacher forced.
+  Var loss(const Batch& batch) const;
+  // Logits of every target step, teacher forced: (B, T, V).
+  Var forward(const Batch& batch) const;
+  // Greedy decoding for exactly `steps` steps, without gradients.
+  Decoded greedy(const Batch& batch, int64_t steps) const;
+
+  // The pieces, for decoders built step by step (beam search, the tutorials).
+  DecoderState start(const Batch& batch) const;
+  StepOutput step(const std::vector<int64_t>& prev_tokens, DecoderState& st) const;  // advances st
+  Var logits(const Var& out) const { return out_.forward(out); }
+
+  const ModelConfig& config() const { return config_; }
+
+ private:
+  ModelConfig config_;
+  Embedding src_embed_, tgt_embed_;
+  RecurrentEncoder encoder_;
+  std::unique_ptr<Linear> bridge_;   // bidirectional only: h0 = tanh(bridge [h_fwd; h_bwd])
+  std::unique_ptr<Cell> decoder_;
+  std::unique_ptr<Score> score_;     // empty for plain
+  std::unique_ptr<Linear> combine_;  // Luong's W_c (no bias)
+  Linear out_;
+};
+
+}  // namespace heed

@@ -1,0 +1,63 @@
+// Training and evaluation of a Seq2Seq on a Task, as TASKS.md pins them: Adam
+// (0.9, 0.999, 1e-8), gradient-norm clipping, a learning rate decayed linearly to 0 over the
+// run (or constant), teacher forcing; evaluation by greedy decoding for exactly L+1 steps with
+// the exact and token metrics.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/seq2seq.h"
+
+namespace heed {
+
+struct TrainOptions {
+  int64_t steps = 3000;
+  int64_t batch = 64;
+  real lr = 3e-3;
+  std::string schedule = "linear";  // linear: lr (1 - t/steps); constant: lr
+  real clip = 1.0;                  // max gradient norm; 0 turns clipping off
+  uint64_t seed = 1;                // the data stream's seed (the model has its own)
+};
+
+struct Progress {
+  int64_t step = 0, steps = 0;  // steps done, of
+  real loss = 0;                // this step's loss
+  real accuracy = 0;            // teacher-forced token accuracy on this step's batch
+  real lr = 0, grad_norm = 0, seconds = 0;
+};
+
+struct TrainResult {
+  std::vector<real> losses;  // one per step
+  real seconds = 0;
+  int64_t target_tokens = 0;  // non-PAD target tokens seen
+};
+
+// The learning rate at step t (0-based) of `steps`.
+real scheduled_lr(const TrainOptions& opt, int64_t t);
+
+// Trains in place. `on_step` (optional) sees every step. Throws heed::Error at the first
+// non-finite loss or gradient, naming the step and the parameter.
+TrainResult train(Seq2Seq& model, const Task& task, const TrainOptions& opt,
+                  const std::function<void(const Progress&)>& on_step = {});
+
+struct Accuracy {
+  int64_t length = 0;  // source length (0: mixed)
+  int64_t n = 0;       // sequences
+  int64_t exact_right = 0, tokens_right = 0, tokens = 0;
+  real exact() const { return n ? static_cast<real>(exact_right) / n : 0; }
+  real token() const { return tokens ? static_cast<real>(tokens_right) / tokens : 0; }
+};
+
+// Greedy decoding of `batch` for T steps; adds its counts to `acc`: a sequence is exact when
+// its L symbols and the EOS after them are right; token counts the L symbol positions.
+void score_batch(const Seq2Seq& model, const Batch& batch, Accuracy& acc);
+
+// `samples` sequences of each source length, drawn from Generator(seed).
+std::vector<Accuracy> evaluate_by_length(const Seq2Seq& model, const Task& task, const std::vector<int64_t>& lengths,
+                                         int64_t samples, uint64_t seed);
+// `samples` held-out sequences (fresh draws for the toy tasks, held-out pairs for translate).
+Accuracy evaluate_held_out(const Seq2Seq& model, const Task& task, int64_t samples, uint64_t seed);
+
+}  // namespace heed

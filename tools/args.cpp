@@ -1,0 +1,113 @@
+#include "tools/args.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace heed {
+
+Error Args::error(const std::string& message) const { return Error("heed " + command_ + ": " + message); }
+
+Args::Args(std::string command, const std::vector<std::string>& argv, const std::set<std::string>& valued,
+           const std::set<std::string>& switches, int64_t max_positional)
+    : command_(std::move(command)) {
+  const std::string hint = " (see heed " + command_ + " --help)";
+  for (size_t i = 0; i < argv.size(); ++i) {
+    std::string a = argv[i];
+    if (a.size() > 2 && a.compare(0, 2, "--") == 0) {
+      std::string name = a, value;
+      bool inline_value = false;
+      if (size_t eq = a.find('='); eq != std::string::npos) {
+        name = a.substr(0, eq);
+        value = a.substr(eq + 1);
+        inline_value = true;
+      }
+      if (switches.count(name)) {
+        if (inline_value) throw error(name + " takes no value");
+        if (!switches_.insert(name).second) throw error(name + " is given twice");
+        continue;
+      }
+      if (!valued.count(name)) throw error("unknown flag " + name + hint);
+      if (values_.count(name)) throw error(name + " is given twice");
+      if (!inline_value) {
+        if (i + 1 >= argv.size()) throw error(name + " needs a value");
+        value = argv[++i];
+      }
+      if (value.empty()) throw error(name + " needs a value");
+      values_[name] = value;
+    } else if (a.size() > 1 && a[0] == '-' && !(a[1] >= '0' && a[1] <= '9')) {
+      throw error("unknown flag " + a + hint);
+    } else {
+      if (static_cast<int64_t>(positional_.size()) >= max_positional)
+        throw error(max_positional ? "too many arguments; quote the source tokens as one argument" + hint
+                                   : "unexpected argument '" + a + "'" + hint);
+      positional_.push_back(a);
+    }
+  }
+}
+
+bool Args::has(const std::string& flag) const { return values_.count(flag) || switches_.count(flag); }
+
+std::string Args::text(const std::string& flag, const std::string& fallback) const {
+  auto it = values_.find(flag);
+  return it == values_.end() ? fallback : it->second;
+}
+
+std::string Args::choice(const std::string& flag, const std::string& fallback,
+                         const std::vector<std::string>& choices) const {
+  std::string v = text(flag, fallback);
+  std::string list;
+  for (const std::string& c : choices) {
+    if (c == v) return v;
+    list += (list.empty() ? "" : ", ") + c;
+  }
+  throw error(flag + ": '" + v + "' is not one of " + list);
+}
+
+int64_t Args::parse_int(const std::string& flag, const std::string& s, int64_t lo, int64_t hi) const {
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || std::isspace(static_cast<unsigned char>(s[0])))
+    throw error(flag + ": '" + s + "' is not a whole number");
+  if (errno == ERANGE || v < lo || v > hi)
+    throw error(flag + ": " + s + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+int64_t Args::integer(const std::string& flag, int64_t fallback, int64_t lo, int64_t hi) const {
+  auto it = values_.find(flag);
+  return it == values_.end() ? fallback : parse_int(flag, it->second, lo, hi);
+}
+
+real Args::number(const std::string& flag, real fallback, real lo, real hi) const {
+  auto it = values_.find(flag);
+  if (it == values_.end()) return fallback;
+  const std::string& s = it->second;
+  char* end = nullptr;
+  real v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || std::isspace(static_cast<unsigned char>(s[0])) || !std::isfinite(v))
+    throw error(flag + ": '" + s + "' is not a finite number");
+  if (!(v > lo && v <= hi))
+    throw error(flag + ": " + s + " is out of range (" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+std::vector<int64_t> Args::integers(const std::string& flag, const std::vector<int64_t>& fallback, int64_t lo,
+                                    int64_t hi) const {
+  auto it = values_.find(flag);
+  if (it == values_.end()) return fallback;
+  std::vector<int64_t> out;
+  std::string s = it->second;
+  size_t start = 0;
+  while (true) {
+    size_t comma = s.find(',', start);
+    out.push_back(parse_int(flag, s.substr(start, comma - start), lo, hi));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (out.size() > 1000) throw error(flag + ": more than 1000 values");
+  return out;
+}
+
+}  // namespace heed

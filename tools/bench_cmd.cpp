@@ -1,0 +1,129 @@
+// heed bench: the time of one training step (forward with teacher forcing, loss, backward,
+// clip, Adam), as TASKS.md defines it, on a fixed batch of the reverse task.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "autograd/functions.h"
+#include "models/train.h"
+#include "nn/json.h"
+#include "nn/loss.h"
+#include "nn/optim.h"
+#include "tools/common.h"
+
+namespace heed {
+
+namespace {
+
+const char* kBenchHelp =
+    "usage: heed bench [flags]\n"
+    "\n"
+    "Times training steps on one fixed batch of the reverse task (every source --len long),\n"
+    "one thread, double precision, and reports the median and spread of ms per step, target\n"
+    "tokens per second, matrix-product GFLOP/s (analytic count) and peak memory.\n"
+    "\n"
+    "  --config S|M      TASKS.md's sizes: S = E 32, H 64, batch 32, len 10;\n"
+    "                    M = E 64, H 256, batch 64, len 30 (S)\n"
+    "  --model M         plain|additive|general|dot|scaled|cosine|location (additive)\n"
+    "  --cell C          gru|lstm|rnn (gru)\n"
+    "  --embed E, --hidden H, --batch B, --len L   override the configuration's sizes\n"
+    "  --steps N         timed steps (20), after --warmup N untimed ones (3)\n"
+    "  --json            end stdout with one JSON object: model, embed, hidden, batch, len,\n"
+    "                    ms_per_step, tokens_per_second, peak_rss_mb (and more)\n";
+
+// Matrix-product FLOPs (2 m n k each) of one teacher-forced forward pass, counted as
+// ../shared/bench/models.py counts them; a training step is taken as 3x (forward + the two
+// products of each backward).
+real forward_flops(const ModelConfig& c, int64_t B, int64_t S, int64_t V) {
+  const real G = c.cell == "lstm" ? 4 : c.cell == "rnn" ? 1 : 3;
+  const real E = c.embed, H = c.hidden, T = S + 1, D = (c.bidirectional ? 2 : 1) * H;
+  real f = 2 * B * S * E * G * H * (D / H) + 2 * B * S * H * G * H * (D / H);  // encoder
+  real din = c.model == "additive" ? E + D : E;
+  f += 2 * B * T * din * G * H + 2 * B * T * H * G * H;  // decoder cell
+  if (c.model == "plain") return f + 2 * B * T * H * V;
+  if (c.model == "additive")  // W1 keys, W2 query, v, context, out
+    return f + 2 * B * S * D * H + 2 * B * T * H * H + 2 * B * T * S * H + 2 * B * T * S * D + 2 * B * T * (H + D) * V;
+  if (c.model == "general") f += 2 * B * S * D * H;
+  f += c.model == "location" ? 2 * B * T * H * c.max_src_len : 2 * B * T * S * H;  // scores
+  return f + 2 * B * T * S * D + 2 * B * T * (D + H) * H + 2 * B * T * H * V;  // context, W_c, out
+}
+
+real percentile(std::vector<real> xs, real q) {
+  std::sort(xs.begin(), xs.end());
+  real k = (static_cast<real>(xs.size()) - 1) * q;
+  size_t lo = static_cast<size_t>(k), hi = std::min(lo + 1, xs.size() - 1);
+  return xs[lo] + (xs[hi] - xs[lo]) * (k - static_cast<real>(lo));
+}
+
+}  // namespace
+
+int cmd_bench(const std::vector<std::string>& argv) {
+  Args a("bench", argv, {"--config", "--model", "--cell", "--embed", "--hidden", "--batch", "--len", "--steps", "--warmup"},
+         {"--json", "--help"});
+  if (a.has("--help")) {
+    std::fputs(kBenchHelp, stdout);
+    return 0;
+  }
+  bool big = a.choice("--config", "S", {"S", "M"}) == "M";
+  ModelConfig c;
+  c.model = a.choice("--model", "additive", {"plain", "additive", "general", "dot", "scaled", "cosine", "location"});
+  c.cell = a.choice("--cell", "gru", {"gru", "lstm", "rnn"});
+  c.embed = a.integer("--embed", big ? 64 : 32, 1, 4096);
+  c.hidden = a.integer("--hidden", big ? 256 : 64, 1, 4096);
+  int64_t B = a.integer("--batch", big ? 64 : 32, 1, 100000);
+  int64_t L = a.integer("--len", big ? 30 : 10, 1, SymbolTask::kMaxLength);
+  int64_t steps = a.integer("--steps", 20, 1, 1000000);
+  int64_t warmup = a.integer("--warmup", 3, 0, 1000000);
+  const int64_t V = 10;
+  ReverseTask task(V, L, L);
+  c.src_vocab = c.tgt_vocab = task.src_vocab().size();
+  c.max_src_len = L;
+
+  Generator gen(0);
+  Seq2Seq model(c, gen);
+  Adam adam(model.parameters(), 3e-3);
+  Generator data(1);
+  Batch batch = sample_batch(task, data, B);
+  std::vector<real> ms;
+  for (int64_t i = 0; i < warmup + steps; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    Var loss = model.loss(batch);
+    adam.zero_grad();
+    loss.backward();
+    clip_grad_norm(model.parameters(), 1.0);
+    adam.step();
+    auto t1 = std::chrono::steady_clock::now();
+    if (i >= warmup) ms.push_back(std::chrono::duration<real, std::milli>(t1 - t0).count());
+  }
+  real median = percentile(ms, 0.5), p10 = percentile(ms, 0.1), p90 = percentile(ms, 0.9);
+  real tokens = static_cast<real>(B * (L + 1));
+  real gflops = 3 * forward_flops(c, B, L, c.tgt_vocab) / (median / 1000) / 1e9;
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  real peak_mb = static_cast<real>(ru.ru_maxrss) / 1024;
+  std::printf("%-9s E %lld H %lld batch %lld len %lld: %8.2f ms/step [p10 %.2f, p90 %.2f]  %9.0f tokens/s  "
+              "%6.2f GFLOP/s  peak RSS %.0f MB\n",
+              c.model.c_str(), static_cast<long long>(c.embed), static_cast<long long>(c.hidden),
+              static_cast<long long>(B), static_cast<long long>(L), median, p10, p90, tokens / (median / 1000), gflops,
+              peak_mb);
+  if (a.has("--json"))
+    std::printf("%s\n", Json::object({{"model", c.model},
+                                      {"cell", c.cell},
+                                      {"embed", c.embed},
+                                      {"hidden", c.hidden},
+                                      {"batch", B},
+                                      {"len", L},
+                                      {"ms_per_step", median},
+                                      {"ms_p10", p10},
+                                      {"ms_p90", p90},
+                                      {"tokens_per_second", tokens / (median / 1000)},
+                                      {"gflops_per_second", gflops},
+                                      {"peak_rss_mb", peak_mb}})
+                            .dump()
+                            .c_str());
+  return 0;
+}
+
+}  // namespace heed

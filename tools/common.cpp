@@ -1,0 +1,64 @@
+#include "tools/common.h"
+
+#include <cstdio>
+
+#include "nn/checkpoint.h"
+
+namespace heed {
+
+namespace {
+const char* kFormat = "heed-seq2seq-1";
+}
+
+std::map<std::string, std::string> checkpoint_metadata(const ModelConfig& config, const Task& task,
+                                                       const std::map<std::string, std::string>& extra) {
+  std::map<std::string, std::string> meta = config.to_metadata();
+  meta["format"] = kFormat;
+  meta["task"] = task.name();
+  meta["min_len"] = std::to_string(task.min_len());
+  meta["max_len"] = std::to_string(task.max_len());
+  if (const auto* s = dynamic_cast<const SymbolTask*>(&task)) meta["vocab"] = std::to_string(s->num_symbols());
+  for (const auto& [k, v] : extra) meta[k] = v;
+  return meta;
+}
+
+LoadedModel load_model(const std::string& path) {
+  LoadedModel out;
+  out.metadata = read_checkpoint_metadata(path);
+  auto get = [&](const std::string& key) -> std::string {
+    auto it = out.metadata.find(key);
+    if (it == out.metadata.end())
+      throw Error("load " + path + ": not a heed model checkpoint (its metadata has no '" + key + "')");
+    return it->second;
+  };
+  if (get("format") != kFormat)
+    throw Error("load " + path + ": format '" + get("format") + "' is not " + kFormat);
+  ModelConfig config = ModelConfig::from_metadata(out.metadata);
+  auto integer = [&](const std::string& key) -> int64_t {
+    try {
+      return std::stoll(get(key));
+    } catch (const std::logic_error&) {
+      throw Error("load " + path + ": metadata '" + key + "' is not a number");
+    }
+  };
+  std::string task = get("task");
+  int64_t vocab = task == "translate" ? 0 : integer("vocab");
+  out.task = make_task(task, vocab, integer("min_len"), integer("max_len"));
+  if (out.task->src_vocab().size() != config.src_vocab || out.task->tgt_vocab().size() != config.tgt_vocab)
+    throw Error("load " + path + ": the model's vocabularies (" + std::to_string(config.src_vocab) + ", " +
+                std::to_string(config.tgt_vocab) + ") do not fit task " + task);
+  Generator gen(0);  // the weights are about to be replaced
+  out.model = std::make_unique<Seq2Seq>(config, gen);
+  load_checkpoint(*out.model, path);
+  return out;
+}
+
+std::string format_duration(real seconds) {
+  char buf[32];
+  if (seconds < 60) std::snprintf(buf, sizeof buf, "%.1fs", seconds);
+  else if (seconds < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", int(seconds) / 60, int(seconds) % 60);
+  else std::snprintf(buf, sizeof buf, "%dh%02dm", int(seconds) / 3600, int(seconds) / 60 % 60);
+  return buf;
+}
+
+}  // namespace heed

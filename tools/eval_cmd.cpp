@@ -1,0 +1,137 @@
+// heed eval and heed predict: accuracy by length of a saved model, and one decoded source
+// with the attention the model paid.
+#include <cstdio>
+#include <string>
+
+#include "models/train.h"
+#include "nn/json.h"
+#include "tools/common.h"
+#include "viz/heatmap.h"
+#include "viz/svg.h"
+
+namespace heed {
+
+namespace {
+
+const char* kEvalHelp =
+    "usage: heed eval --load FILE [flags]\n"
+    "\n"
+    "Greedy decoding of fresh sequences of each source length (exactly L+1 steps), scored as\n"
+    "exact (all L symbols and the EOS right) and token (the fraction of the L symbols right).\n"
+    "\n"
+    "  --load FILE        a model saved by heed train --save\n"
+    "  --lengths 5,10,20  source lengths to score (the task's training range)\n"
+    "  --samples N        sequences per length (500)\n"
+    "  --seed N           seed of the evaluation sequences (1)\n"
+    "  --json             end stdout with one JSON object: by_length: [{length, exact, token, n}]\n";
+
+const char* kPredictHelp =
+    "usage: heed predict --load FILE [flags] \"SOURCE TOKENS\"\n"
+    "\n"
+    "Decodes one source greedily until <eos> and shows where the model looked: one row per output\n"
+    "token, one column per source token, darker = more attention.\n"
+    "\n"
+    "  --load FILE   a model saved by heed train --save\n"
+    "  --svg FILE    also write the attention heatmap as an SVG picture\n"
+    "  --json        end stdout with one JSON object: source, output, attention, log_prob\n";
+
+}  // namespace
+
+int cmd_eval(const std::vector<std::string>& argv) {
+  Args a("eval", argv, {"--load", "--lengths", "--samples", "--seed"}, {"--json", "--help"});
+  if (a.has("--help")) {
+    std::fputs(kEvalHelp, stdout);
+    return 0;
+  }
+  if (!a.has("--load")) throw a.error("--load FILE is required");
+  LoadedModel m = load_model(a.text("--load", ""));
+  std::vector<int64_t> range;
+  for (int64_t L = m.task->min_len(); L <= m.task->max_len(); ++L) range.push_back(L);
+  std::vector<int64_t> lengths = a.integers("--lengths", range, 1, SymbolTask::kMaxLength);
+  int64_t samples = a.integer("--samples", 500, 1, 1000000);
+  int64_t seed = a.integer("--seed", 1, 0, INT64_MAX);
+  std::vector<Accuracy> rows = evaluate_by_length(*m.model, *m.task, lengths, samples, static_cast<uint64_t>(seed));
+  std::printf("%s on %s: greedy decoding, %lld sequences per length\n", m.model->config().model.c_str(),
+              m.task->name().c_str(), static_cast<long long>(samples));
+  std::printf("length   exact   token\n");
+  Json::Array by_length;
+  for (const Accuracy& r : rows) {
+    std::printf("%6lld   %5.3f   %5.3f\n", static_cast<long long>(r.length), r.exact(), r.token());
+    by_length.push_back(Json::object({{"length", r.length}, {"exact", r.exact()}, {"token", r.token()}, {"n", r.n}}));
+  }
+  if (a.has("--json")) std::printf("%s\n", Json::object({{"by_length", Json(by_length)}}).dump().c_str());
+  return 0;
+}
+
+int cmd_predict(const std::vector<std::string>& argv) {
+  Args a("predict", argv, {"--load", "--svg"}, {"--json", "--help"}, 1);
+  if (a.has("--help")) {
+    std::fputs(kPredictHelp, stdout);
+    return 0;
+  }
+  if (!a.has("--load")) throw a.error("--load FILE is required");
+  if (a.positional().empty()) throw a.error("give the source tokens, e.g. heed predict --load m.safetensors \"3 1 4 1 5\"");
+  LoadedModel m = load_model(a.text("--load", ""));
+  const Vocab& sv = m.task->src_vocab();
+  const Vocab& tv = m.task->tgt_vocab();
+  Example ex;
+  try {
+    ex.src = sv.encode(a.positional()[0]);
+  } catch (const Error& e) {
+    throw a.error(e.what());
+  }
+  for (int64_t id : ex.src)
+    if (id < Vocab::kNumSpecials) throw a.error("the source may not contain " + sv.token(id));
+  const int64_t S = static_cast<int64_t>(ex.src.size());
+  if (S > m.model->config().max_src_len)
+    throw a.error("the source has " + std::to_string(S) + " tokens; this model reads at most " +
+                  std::to_string(m.model->config().max_src_len));
+  ex.tgt = {};
+  Batch batch = make_batch({ex});
+  const int64_t max_steps = 2 * S + 10;
+  Decoded d = m.model->greedy(batch, max_steps);
+  // Keep the tokens up to and including the first <eos>.
+  std::vector<std::string> output, source;
+  std::vector<std::vector<real>> attention;
+  real log_prob = 0;
+  for (int64_t id : ex.src) source.push_back(sv.token(id));
+  for (int64_t t = 0; t < max_steps; ++t) {
+    output.push_back(tv.token(d.tokens[0][t]));
+    if (!d.attention.empty()) attention.push_back(d.attention[0][t]);
+    log_prob += d.token_log_prob[0][t];
+    if (d.tokens[0][t] == Vocab::kEos) break;
+  }
+  std::string text;
+  for (size_t i = 0; i < output.size(); ++i)
+    if (output[i] != tv.token(Vocab::kEos)) text += (text.empty() ? "" : " ") + output[i];
+  std::printf("source: %s\noutput: %s\n", a.positional()[0].c_str(), text.c_str());
+  if (!attention.empty()) {
+    std::printf("\n%s", terminal_heatmap(source, output, attention, stdout_is_terminal()).c_str());
+    if (a.has("--svg")) {
+      write_text_file(a.text("--svg", ""), svg_heatmap(source, output, attention, "attention of " + m.model->config().model));
+      std::printf("wrote %s\n", a.text("--svg", "").c_str());
+    }
+  } else {
+    std::printf("(the plain model has no attention to show)\n");
+    if (a.has("--svg")) throw a.error("--svg: the plain model has no attention to draw");
+  }
+  if (a.has("--json")) {
+    Json::Array src_j, out_j, att_j;
+    for (auto& s : source) src_j.push_back(s);
+    for (auto& s : output) out_j.push_back(s);
+    for (auto& row : attention) {
+      Json::Array r;
+      for (real w : row) r.push_back(w);
+      att_j.push_back(Json(r));
+    }
+    std::printf("%s\n", Json::object({{"source", Json(src_j)},
+                                      {"output", Json(out_j)},
+                                      {"attention", Json(att_j)},
+                                      {"log_prob", log_prob}})
+                            .dump()
+                            .c_str());
+  }
+  return 0;
+}
+
+}  // namespace heed

@@ -1,0 +1,52 @@
+// heed: train, evaluate and query the seq2seq models of TASKS.md from the command line.
+// Every user mistake ends as one line on stderr and exit status 2.
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "tools/common.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: heed <command> [flags]\n"
+    "\n"
+    "commands:\n"
+    "  train    train a model on a toy task and save it      heed train --task reverse --save m.safetensors\n"
+    "  eval     accuracy by source length of a saved model   heed eval --load m.safetensors --lengths 5,10,20\n"
+    "  predict  decode one source and show the attention     heed predict --load m.safetensors \"3 1 4 1 5\"\n"
+    "  bench    time one training step                       heed bench --model additive\n"
+    "\n"
+    "heed <command> --help lists the command's flags.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "train") return heed::cmd_train(args);
+    if (command == "eval") return heed::cmd_eval(args);
+    if (command == "predict") return heed::cmd_predict(args);
+    if (command == "bench") return heed::cmd_bench(args);
+    std::fprintf(stderr, "heed: unknown command '%s' (choose train, eval, predict or bench; see heed --help)\n",
+                 command.c_str());
+    return 2;
+  } catch (const heed::Error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "heed %s: out of memory; try smaller --hidden, --batch or lengths\n", command.c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "heed %s: internal error: %s\n", command.c_str(), e.what());
+    return 1;
+  }
+}
