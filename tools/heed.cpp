@@ -40,7 +40,12 @@ int main(int argc, char** argv) {
                  command.c_str());
     return 2;
   } catch (const heed::Error& e) {
-    std::fprintf(stderr, "%s\n", e.what());
+    // One line: the library's message, prefixed by the command unless it already names it.
+    std::string msg = e.what();
+    for (char& c : msg)
+      if (c == '\n') c = ' ';
+    if (msg.rfind("heed ", 0) != 0) msg = "heed " + command + ": " + msg;
+    std::fprintf(stderr, "%s\n", msg.c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "heed %s: out of memory; try smaller --hidden, --batch or lengths\n", command.c_str());
