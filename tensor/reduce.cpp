@@ -138,8 +138,10 @@ Tensor softmax_impl(const Tensor& x, int64_t axis, bool log_space, const char* o
       real s = 0;
       for (int64_t i = 0; i < n; ++i) s += std::exp(row[i * inner] - m);
       if (log_space) {
-        real lse = m + std::log(s);
-        for (int64_t i = 0; i < n; ++i) row[i * inner] -= lse;
+        // (x - m) - log(s), not x - (m + log(s)): x - m is exact near the maximum, and
+        // m + log(s) would round log(s) to the spacing of m (1e-12 at m = 1e4).
+        real log_s = std::log(s);
+        for (int64_t i = 0; i < n; ++i) row[i * inner] = (row[i * inner] - m) - log_s;
       } else {
         for (int64_t i = 0; i < n; ++i) row[i * inner] = std::exp(row[i * inner] - m) / s;
       }
