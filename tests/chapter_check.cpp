@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -51,28 +50,39 @@ size_t fence_length(const std::string& line) {
   return n >= 3 ? n : 0;
 }
 
+// A marker line is `<!-- KIND: ARG -->`, KIND made of lower-case letters and '-'.
+bool parse_marker(const std::string& line, std::string& kind, std::string& arg) {
+  std::string t = trim(line);
+  if (t.size() < 7 || t.compare(0, 4, "<!--") != 0 || t.compare(t.size() - 3, 3, "-->") != 0) return false;
+  std::string inner = trim(t.substr(4, t.size() - 7));
+  size_t k = 0;
+  while (k < inner.size() && (std::islower(static_cast<unsigned char>(inner[k])) || inner[k] == '-')) ++k;
+  if (k == 0 || k >= inner.size() || inner[k] != ':') return false;
+  kind = inner.substr(0, k);
+  arg = trim(inner.substr(k + 1));
+  return true;
+}
+
 // Every marked block of the README at `path`. A marker that marks nothing, a block that never
-// closes or an unknown marker kind is a failed check: a typo must not silently stop checking.
+// closes or an unknown marker above a block is a failed check: a typo must not stop checking.
 std::vector<Block> marked_blocks(const std::string& path) {
   bool ok = false;
   std::vector<std::string> lines = read_lines(path, ok);
   INFO("reading " << path);
   REQUIRE_MESSAGE(ok, path << " cannot be read (tests run from the repository root)");
-  static const std::regex marker(R"(^\s*<!--\s*([a-z-]+):(.*)-->\s*$)");
   std::vector<Block> blocks;
   for (size_t i = 0; i < lines.size(); ++i) {
-    std::smatch m;
-    if (!std::regex_match(lines[i], m, marker)) continue;
     Block b;
-    b.kind = m[1];
-    b.arg = trim(m[2]);
+    if (!parse_marker(lines[i], b.kind, b.arg)) continue;
     b.line = static_cast<int>(i) + 1;
     std::string where = path + ":" + std::to_string(b.line);
+    size_t open = i + 1 < lines.size() ? fence_length(lines[i + 1]) : 0;
     if (b.kind != "output" && b.kind != "output-full" && b.kind != "code") {
-      FAIL_CHECK(where << ": unknown marker `" << b.kind << ":` (use output, output-full or code)");
+      // Any other `<!-- word: ... -->` is an ordinary comment, unless it sits right above a
+      // fenced block, where it is most likely a mistyped marker.
+      if (open) FAIL_CHECK(where << ": unknown marker `" << b.kind << ":` (use output, output-full or code)");
       continue;
     }
-    size_t open = i + 1 < lines.size() ? fence_length(lines[i + 1]) : 0;
     if (open == 0) {
       FAIL_CHECK(where << ": the marker is not followed by a fenced block on the next line");
       continue;
