@@ -159,6 +159,31 @@ TEST_SUITE("ch02_autograd") {
     CHECK(allclose(s.grad(), Tensor::zeros({3}), 0, 1e-15));
   }
 
+  TEST_CASE("a small classifier's loss and gradients equal PyTorch's") {
+    // Golden values from PyTorch 1.13 in float64:
+    //   x = [[0.1,-0.2,0.3],[0.4,0.5,-0.6]]; W = [[1,2,0.5],[-1,0.5,0.25],[0.3,-0.7,2]]
+    //   b = [0.1,-0.1,0.2]; onehot = [[0,1,0],[1,0,0]]   (all requires_grad except onehot)
+    //   loss = -(torch.log_softmax(torch.tanh(x @ W + b), 1) * onehot).sum() / 2; loss.backward()
+    Var x = leaf(t2(2, 3, {0.1, -0.2, 0.3, 0.4, 0.5, -0.6}));
+    Var W = leaf(Tensor({3, 3}, {1, 2, 0.5, -1, 0.5, 0.25, 0.3, -0.7, 2}));
+    Var b = leaf(t1({0.1, -0.1, 0.2}));
+    Var onehot(t2(2, 3, {0, 1, 0, 1, 0, 0}));
+    Var loss = -sum(log_softmax(tanh(matmul(x, W) + b), 1) * onehot) / 2;
+    loss.backward();
+    // rtol 1e-12: the two libraries round differently in the last bits, nowhere else.
+    CHECK(loss.item() == doctest::Approx(1.5928667710135098).epsilon(1e-12));
+    CHECK(allclose(x.grad(),
+                   t2(2, 3, {-0.5704446426236848, -0.30734078451351665, 0.566189137573418, -0.20922251733577435,
+                             0.4255648851105602, -0.06823332639363647}),
+                   1e-12, 1e-15));
+    CHECK(allclose(W.grad(),
+                   Tensor({3, 3}, {-0.13657501637234287, -0.009992173265394429, 0.03165178341290699,
+                                   -0.21762365504255443, 0.11384743606854626, -0.001187094475376578,
+                                   0.2698077493576116, -0.15994079761769353, 0.008947926984269182}),
+                   1e-12, 1e-15));
+    CHECK(allclose(b.grad(), t1({-0.23319549959902827, -0.3165288623564614, 0.17317212870498358}), 1e-12, 1e-15));
+  }
+
   TEST_CASE("backward twice adds twice; zero_grad starts again") {
     Var x = leaf(Tensor::scalar(3));
     Var y = x * x;  // dy/dx = 6
