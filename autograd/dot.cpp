@@ -10,16 +10,13 @@ std::string to_dot(const Var& root, const std::map<const Node*, std::string>& na
   std::ostringstream os;
   os << "digraph heed {\n  rankdir=BT;\n  node [shape=box, fontname=\"monospace\"];\n";
   std::unordered_map<const Node*, int> id;
-  std::vector<const Node*> stack{root.node()};
+  // Breadth first from the root, iteratively (graphs can be long): `order` is also the queue,
+  // so nodes are listed in the order of their ids, each input after its first user.
+  std::vector<const Node*> order{root.node()};
   id[root.node()] = 0;
-  std::vector<const Node*> order;
-  while (!stack.empty()) {  // iterative: graphs can be long
-    const Node* n = stack.back();
-    stack.pop_back();
-    order.push_back(n);
-    for (const auto& in : n->inputs)
-      if (id.emplace(in.get(), static_cast<int>(id.size())).second) stack.push_back(in.get());
-  }
+  for (size_t next = 0; next < order.size(); ++next)
+    for (const auto& in : order[next]->inputs)
+      if (id.emplace(in.get(), static_cast<int>(id.size())).second) order.push_back(in.get());
   for (const Node* n : order) {
     auto named = names.find(n);
     std::string label = named != names.end() ? named->second + " (" + n->op + ")" : n->op;

@@ -133,7 +133,7 @@ Shape keepdim_shape(Shape s, int64_t axis) {
 
 Var sum(const Var& x, int64_t axis, bool keepdim) {
   Shape s = x.shape();
-  axis = normalize_axis(axis, x.value().dim(), "sum");
+  axis = normalize_axis(axis, x.shape(), "sum");
   return make_var(sum(x.value(), axis, keepdim), "sum", {x}, [s, axis](Node& self) {
     // dx_i += dy (repeated along the summed axis)
     wants_grad(self, 0)->accumulate(broadcast_to(reshape(self.grad, keepdim_shape(s, axis)), s));
@@ -146,7 +146,7 @@ Var mean(const Var& x) {
 }
 
 Var mean(const Var& x, int64_t axis, bool keepdim) {
-  axis = normalize_axis(axis, x.value().dim(), "mean");
+  axis = normalize_axis(axis, x.shape(), "mean");
   if (x.shape()[axis] == 0) throw Error("mean: cannot reduce an empty axis of shape " + shape_str(x.shape()));
   return sum(x, axis, keepdim) * (1.0 / static_cast<real>(x.shape()[axis]));  // dx_i += dy / n
 }
@@ -163,7 +163,7 @@ Var max(const Var& x) {
 
 Var max(const Var& x, int64_t axis, bool keepdim) {
   Shape s = x.shape();
-  axis = normalize_axis(axis, x.value().dim(), "max");
+  axis = normalize_axis(axis, x.shape(), "max");
   Tensor at = argmax(x.value(), axis, false);  // saved: where each maximum came from
   return make_var(max(x.value(), axis, keepdim), "max", {x}, [s, axis, at](Node& self) {
     int64_t outer, n, inner;
@@ -179,7 +179,7 @@ Var max(const Var& x, int64_t axis, bool keepdim) {
 }
 
 Var softmax(const Var& x, int64_t axis) {
-  axis = normalize_axis(axis, x.value().dim(), "softmax");
+  axis = normalize_axis(axis, x.shape(), "softmax");
   Tensor y = softmax(x.value(), axis);  // saved: the derivative needs only y
   return make_var(y, "softmax", {x}, [y, axis](Node& self) {
     // dx = y * (dy - sum(dy * y))
@@ -189,7 +189,7 @@ Var softmax(const Var& x, int64_t axis) {
 }
 
 Var log_softmax(const Var& x, int64_t axis) {
-  axis = normalize_axis(axis, x.value().dim(), "log_softmax");
+  axis = normalize_axis(axis, x.shape(), "log_softmax");
   Tensor y = log_softmax(x.value(), axis);  // saved: exp(y) is the softmax
   return make_var(y, "log_softmax", {x}, [y, axis](Node& self) {
     // dx = dy - exp(y) * sum(dy)

@@ -46,7 +46,7 @@ Var concat(const std::vector<Var>& xs, int64_t axis) {
   values.reserve(xs.size());
   for (const Var& x : xs) values.push_back(x.value());
   Tensor y = concat(values, axis);
-  axis = normalize_axis(axis, y.dim(), "concat");
+  axis = normalize_axis(axis, y.shape(), "concat");
   std::vector<int64_t> sizes;
   for (const Tensor& v : values) sizes.push_back(v.shape()[axis]);
   return make_var(std::move(y), "concat", xs, [axis, sizes](Node& self) {
@@ -63,7 +63,11 @@ Var stack(const std::vector<Var>& xs, int64_t axis) {
   if (xs.empty()) throw Error("stack: no tensors");
   std::vector<Var> expanded;
   expanded.reserve(xs.size());
-  axis = normalize_axis(axis, xs[0].value().dim() + 1, "stack");
+  int64_t d = xs[0].value().dim() + 1;  // the result has one more axis than the inputs
+  if (axis < -d || axis >= d)
+    throw Error("stack: axis " + std::to_string(axis) + " out of range for stacking tensors of shape " +
+                shape_str(xs[0].shape()));
+  axis = axis < 0 ? axis + d : axis;
   for (const Var& x : xs) {
     if (x.shape() != xs[0].shape())
       throw Error("stack: shapes " + shape_str(xs[0].shape()) + " and " + shape_str(x.shape()) + " differ");
@@ -76,7 +80,7 @@ Var stack(const std::vector<Var>& xs, int64_t axis) {
 
 Var slice(const Var& x, int64_t axis, int64_t start, int64_t stop) {
   Shape s = x.shape();
-  axis = normalize_axis(axis, x.value().dim(), "slice");
+  axis = normalize_axis(axis, x.shape(), "slice");
   return make_var(slice(x.value(), axis, start, stop), "slice", {x}, [s, axis, start, stop](Node& self) {
     // dx[start:stop] += dy; zero elsewhere
     int64_t outer, n, inner;

@@ -47,7 +47,7 @@ Tensor reshape(const Tensor& x, Shape shape) {
 Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
   if (xs.empty()) throw Error("concat: no tensors");
   const Shape& s0 = xs[0].shape();
-  axis = normalize_axis(axis, xs[0].dim(), "concat");
+  axis = normalize_axis(axis, xs[0].shape(), "concat");
   Shape out = s0;
   out[axis] = 0;
   for (const Tensor& t : xs) {
@@ -74,7 +74,11 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
 
 Tensor stack(const std::vector<Tensor>& xs, int64_t axis) {
   if (xs.empty()) throw Error("stack: no tensors");
-  axis = normalize_axis(axis, xs[0].dim() + 1, "stack");
+  int64_t d = xs[0].dim() + 1;  // the result has one more axis than the inputs
+  if (axis < -d || axis >= d)
+    throw Error("stack: axis " + std::to_string(axis) + " out of range for stacking tensors of shape " +
+                shape_str(xs[0].shape()));
+  axis = axis < 0 ? axis + d : axis;
   std::vector<Tensor> expanded;
   expanded.reserve(xs.size());
   for (const Tensor& t : xs) {
@@ -88,7 +92,7 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t axis) {
 }
 
 Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop) {
-  axis = normalize_axis(axis, x.dim(), "slice");
+  axis = normalize_axis(axis, x.shape(), "slice");
   int64_t outer, n, inner;
   split_at_axis(x.shape(), axis, outer, n, inner);
   if (start < 0 || stop > n || start > stop)

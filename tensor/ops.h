@@ -74,6 +74,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 
 // Helpers shared by the kernels and autograd.
 int64_t normalize_axis(int64_t axis, int64_t dim, const char* op);
+// The same, naming the shape in the error: "sum: axis 2 out of range for shape [2, 3]".
+int64_t normalize_axis(int64_t axis, const Shape& shape, const char* op);
 // Splits shape around `axis` into outer (product before), n (the axis) and inner (after).
 void split_at_axis(const Shape& shape, int64_t axis, int64_t& outer, int64_t& n, int64_t& inner);
 

@@ -55,14 +55,15 @@ real Generator::normal() {
 
 int64_t Generator::randint(int64_t lo, int64_t hi) {
   if (hi < lo) throw Error("randint: empty range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
+  // In unsigned arithmetic: hi - lo overflows int64_t for ranges wider than half of it.
+  uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
   if (range == 0) return static_cast<int64_t>(next_u64());  // the full 64-bit range
   // Rejection sampling: drop the top partial copy of [0, range) so every value is equally likely.
   uint64_t limit = UINT64_MAX - UINT64_MAX % range;
   uint64_t x;
   do x = next_u64();
   while (x >= limit);
-  return lo + static_cast<int64_t>(x % range);
+  return static_cast<int64_t>(static_cast<uint64_t>(lo) + x % range);
 }
 
 Generator Generator::split() { return Generator(next_u64()); }

@@ -14,6 +14,13 @@ int64_t normalize_axis(int64_t axis, int64_t dim, const char* op) {
   return axis < 0 ? axis + dim : axis;
 }
 
+int64_t normalize_axis(int64_t axis, const Shape& shape, const char* op) {
+  int64_t dim = static_cast<int64_t>(shape.size());
+  if (axis < -dim || axis >= dim)
+    throw Error(std::string(op) + ": axis " + std::to_string(axis) + " out of range for shape " + shape_str(shape));
+  return axis < 0 ? axis + dim : axis;
+}
+
 void split_at_axis(const Shape& shape, int64_t axis, int64_t& outer, int64_t& n, int64_t& inner) {
   outer = inner = 1;
   for (int64_t k = 0; k < axis; ++k) outer *= shape[k];
@@ -34,7 +41,7 @@ Shape reduced_shape(const Shape& s, int64_t axis, bool keepdim) {
 template <class Step, class Finish>
 Tensor reduce_axis(const Tensor& x, int64_t axis, bool keepdim, real init, Step step, Finish finish,
                    const char* op) {
-  axis = normalize_axis(axis, x.dim(), op);
+  axis = normalize_axis(axis, x.shape(), op);
   int64_t outer, n, inner;
   split_at_axis(x.shape(), axis, outer, n, inner);
   if (n == 0 && std::string(op) != "sum")
@@ -99,7 +106,7 @@ Tensor argmax(const Tensor& x) {
 }
 
 Tensor argmax(const Tensor& x, int64_t axis, bool keepdim) {
-  axis = normalize_axis(axis, x.dim(), "argmax");
+  axis = normalize_axis(axis, x.shape(), "argmax");
   int64_t outer, n, inner;
   split_at_axis(x.shape(), axis, outer, n, inner);
   if (n == 0) throw Error("argmax: cannot reduce an empty axis of shape " + shape_str(x.shape()));
@@ -118,7 +125,7 @@ namespace {
 
 // softmax(x)_i = exp(x_i - m) / sum_j exp(x_j - m) with m = max_j x_j, so no exp overflows.
 Tensor softmax_impl(const Tensor& x, int64_t axis, bool log_space, const char* op) {
-  axis = normalize_axis(axis, x.dim(), op);
+  axis = normalize_axis(axis, x.shape(), op);
   int64_t outer, n, inner;
   split_at_axis(x.shape(), axis, outer, n, inner);
   Tensor y = x;
@@ -131,8 +138,10 @@ Tensor softmax_impl(const Tensor& x, int64_t axis, bool log_space, const char* o
       real s = 0;
       for (int64_t i = 0; i < n; ++i) s += std::exp(row[i * inner] - m);
       if (log_space) {
-        real lse = m + std::log(s);
-        for (int64_t i = 0; i < n; ++i) row[i * inner] -= lse;
+        // (x - m) - log(s), not x - (m + log(s)): x - m is exact near the maximum, and
+        // m + log(s) would round log(s) to the spacing of m (1e-12 at m = 1e4).
+        real log_s = std::log(s);
+        for (int64_t i = 0; i < n; ++i) row[i * inner] = (row[i * inner] - m) - log_s;
       } else {
         for (int64_t i = 0; i < n; ++i) row[i * inner] = std::exp(row[i * inner] - m) / s;
       }

@@ -56,7 +56,8 @@ Tensor Tensor::arange(real start, real stop, real step) {
   std::vector<real> v;
   int64_t n = static_cast<int64_t>(std::ceil((stop - start) / step));
   for (int64_t i = 0; i < n; ++i) v.push_back(start + step * static_cast<real>(i));
-  return Tensor({static_cast<int64_t>(v.size())}, std::move(v));
+  Shape shape{static_cast<int64_t>(v.size())};  // before the move: argument order is unspecified
+  return Tensor(std::move(shape), std::move(v));
 }
 
 Tensor Tensor::uniform(const Shape& shape, real lo, real hi, Generator& gen) {

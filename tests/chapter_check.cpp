@@ -1,0 +1,254 @@
+// The chapter check (see chapter_check.h), and the skipped suite "chapters_full" that checks the
+// long runs of every chapter.
+#include "tests/chapter_check.h"
+
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <vector>
+
+namespace {
+
+// A fenced block of a README with the marker line right above it.
+struct Block {
+  std::string kind;                // "output", "output-full" or "code"
+  std::string arg;                 // the program's arguments, or the quoted file's path
+  int line = 0;                    // 1-based line of the marker
+  std::vector<std::string> lines;  // the block's contents, without the fences
+};
+
+std::vector<std::string> read_lines(const std::string& path, bool& ok) {
+  std::ifstream in(path);
+  ok = static_cast<bool>(in);
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// The number of backticks opening a fence (0 when the line is not one).
+size_t fence_length(const std::string& line) {
+  std::string t = trim(line);
+  size_t n = 0;
+  while (n < t.size() && t[n] == '`') ++n;
+  return n >= 3 ? n : 0;
+}
+
+// A marker line is `<!-- KIND: ARG -->`, KIND made of lower-case letters and '-'.
+bool parse_marker(const std::string& line, std::string& kind, std::string& arg) {
+  std::string t = trim(line);
+  if (t.size() < 7 || t.compare(0, 4, "<!--") != 0 || t.compare(t.size() - 3, 3, "-->") != 0) return false;
+  std::string inner = trim(t.substr(4, t.size() - 7));
+  size_t k = 0;
+  while (k < inner.size() && (std::islower(static_cast<unsigned char>(inner[k])) || inner[k] == '-')) ++k;
+  if (k == 0 || k >= inner.size() || inner[k] != ':') return false;
+  kind = inner.substr(0, k);
+  arg = trim(inner.substr(k + 1));
+  return true;
+}
+
+// Every marked block of the README at `path`. A marker that marks nothing, a block that never
+// closes or an unknown marker above a block is a failed check: a typo must not stop checking.
+std::vector<Block> marked_blocks(const std::string& path) {
+  bool ok = false;
+  std::vector<std::string> lines = read_lines(path, ok);
+  INFO("reading " << path);
+  REQUIRE_MESSAGE(ok, path << " cannot be read (tests run from the repository root)");
+  std::vector<Block> blocks;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    Block b;
+    if (!parse_marker(lines[i], b.kind, b.arg)) continue;
+    b.line = static_cast<int>(i) + 1;
+    std::string where = path + ":" + std::to_string(b.line);
+    size_t open = i + 1 < lines.size() ? fence_length(lines[i + 1]) : 0;
+    if (b.kind != "output" && b.kind != "output-full" && b.kind != "code") {
+      // Any other `<!-- word: ... -->` is an ordinary comment, unless it sits right above a
+      // fenced block, where it is most likely a mistyped marker.
+      if (open) FAIL_CHECK(where << ": unknown marker `" << b.kind << ":` (use output, output-full or code)");
+      continue;
+    }
+    if (open == 0) {
+      FAIL_CHECK(where << ": the marker is not followed by a fenced block on the next line");
+      continue;
+    }
+    size_t j = i + 2;
+    while (j < lines.size() && !(fence_length(lines[j]) >= open && trim(lines[j]).find_first_not_of('`') ==
+                                                                         std::string::npos))
+      b.lines.push_back(lines[j++]);
+    if (j == lines.size()) {
+      FAIL_CHECK(where << ": the fenced block never closes");
+      break;
+    }
+    blocks.push_back(std::move(b));
+    i = j;
+  }
+  return blocks;
+}
+
+// "tutorials/01_tensors" -> "build/tutorial-01".
+std::string program_of(const std::string& dir) {
+  std::string base = std::filesystem::path(dir).lexically_normal().filename().string();
+  if (base.empty()) base = std::filesystem::path(dir).parent_path().filename().string();
+  REQUIRE_MESSAGE((base.size() >= 2 && std::isdigit(static_cast<unsigned char>(base[0])) &&
+                   std::isdigit(static_cast<unsigned char>(base[1]))),
+                  dir << ": a chapter directory starts with two digits, like tutorials/01_tensors");
+  return "build/tutorial-" + base.substr(0, 2);
+}
+
+// Runs `command` and returns its stdout; `status` gets its exit status (-1 if it did not exit).
+std::string run(const std::string& command, int& status) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) {
+    status = -1;
+    return out;
+  }
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int raw = pclose(p);
+  status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return out;
+}
+
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> lines;
+  std::istringstream in(s);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+// Where `shown` (the README's block) and `printed` (the program's stdout) first differ.
+std::string first_difference(const std::vector<std::string>& shown, const std::string& printed) {
+  std::vector<std::string> got = split_lines(printed);
+  size_t k = 0;
+  while (k < shown.size() && k < got.size() && shown[k] == got[k]) ++k;
+  std::ostringstream os;
+  if (k == shown.size() && k == got.size()) {
+    os << "every line agrees, but the program's output does not end with exactly one newline";
+    return os.str();
+  }
+  os << "first difference at line " << k + 1 << " of the block:\n"
+     << "    README : " << (k < shown.size() ? "\"" + shown[k] + "\"" : "(the block has ended)") << "\n"
+     << "    program: " << (k < got.size() ? "\"" + got[k] + "\"" : "(the output has ended)") << "\n"
+     << "  (the block has " << shown.size() << " lines, the program printed " << got.size() << ")";
+  return os.str();
+}
+
+void check_output_block(const std::string& readme, const std::string& program, const Block& b,
+                        std::map<std::string, std::string>& cache) {
+  std::string command = program + (b.arg.empty() ? "" : " " + b.arg);
+  INFO(readme << ":" << b.line << ": the block shows the output of `" << command << "`");
+  if (!cache.count(command)) {
+    int status = 0;
+    cache[command] = run(command, status);
+    if (status != 0) FAIL_CHECK("`" << command << "` exited with status " << status);
+  }
+  const std::string& printed = cache[command];
+  std::string shown;
+  for (const std::string& line : b.lines) shown += line + "\n";
+  if (shown != printed) FAIL_CHECK(first_difference(b.lines, printed));
+  else CHECK(shown == printed);
+}
+
+void check_code_block(const std::string& readme, const Block& b) {
+  INFO(readme << ":" << b.line << ": the block quotes " << b.arg);
+  if (b.lines.empty()) {
+    FAIL_CHECK("the block is empty, so it quotes nothing");
+    return;
+  }
+  bool ok = false;
+  std::vector<std::string> file = read_lines(b.arg, ok);
+  if (!ok) {
+    FAIL_CHECK(b.arg << " cannot be read (paths are relative to the repository root)");
+    return;
+  }
+  // The longest run of the block's lines found contiguously in the file, for the message.
+  size_t best = 0, best_at = 0;
+  for (size_t at = 0; at < file.size() && best < b.lines.size(); ++at) {
+    size_t k = 0;
+    while (k < b.lines.size() && at + k < file.size() && file[at + k] == b.lines[k]) ++k;
+    if (k > best) {
+      best = k;
+      best_at = at;
+    }
+  }
+  if (best == b.lines.size()) {
+    CHECK(best == b.lines.size());
+    return;
+  }
+  std::ostringstream os;
+  os << "the block's " << b.lines.size() << " lines are not contiguous lines of " << b.arg << ":\n";
+  if (best == 0)
+    os << "    its first line \"" << b.lines[0] << "\" is nowhere in the file";
+  else
+    os << "    its first " << best << " lines match at line " << best_at + 1 << ", then\n"
+       << "    README: \"" << b.lines[best] << "\"\n"
+       << "    file  : " << (best_at + best < file.size() ? "\"" + file[best_at + best] + "\"" : "(end of file)");
+  FAIL_CHECK(os.str());
+}
+
+// Checks the blocks of the given kinds and returns every marked block of the chapter.
+std::vector<Block> check_blocks(const std::string& dir, const std::set<std::string>& kinds) {
+  std::string readme = dir + "/README.md";
+  std::string program = program_of(dir);
+  std::vector<Block> blocks = marked_blocks(readme);
+  std::map<std::string, std::string> cache;  // a program run once per distinct ARGS
+  bool needs_program = false;
+  for (const Block& b : blocks) needs_program = needs_program || (kinds.count(b.kind) && b.kind != "code");
+  if (needs_program && !std::filesystem::exists(program)) {
+    FAIL_CHECK(program << " is missing: build it with `make " << program << "`");
+    return blocks;
+  }
+  for (const Block& b : blocks) {
+    if (!kinds.count(b.kind)) continue;
+    if (b.kind == "code") check_code_block(readme, b);
+    else check_output_block(readme, program, b, cache);
+  }
+  return blocks;
+}
+
+}  // namespace
+
+void check_chapter(const std::string& dir) {
+  // A chapter that marks nothing would pass without checking anything.
+  bool any = false;
+  for (const Block& b : check_blocks(dir, {"output", "code"})) any = any || b.kind != "output-full";
+  CHECK_MESSAGE(any, dir << "/README.md marks no output or code block, so nothing in it is checked");
+}
+
+void check_chapter_full(const std::string& dir) { check_blocks(dir, {"output-full"}); }
+
+// The long runs: skipped by default, run with build/tests -ts=chapters_full --no-skip.
+TEST_SUITE("chapters_full" * doctest::skip()) {
+  TEST_CASE("every chapter's long runs print what the chapter shows") {
+    REQUIRE_MESSAGE(std::filesystem::is_directory("tutorials"),
+                    "no tutorials/ here: tests run from the repository root");
+    std::vector<std::string> dirs;
+    for (const auto& entry : std::filesystem::directory_iterator("tutorials"))
+      if (std::filesystem::exists(entry.path() / "README.md")) dirs.push_back(entry.path().string());
+    std::sort(dirs.begin(), dirs.end());
+    REQUIRE_MESSAGE(!dirs.empty(), "no chapters found under tutorials/ (tests run from the repository root)");
+    for (const std::string& dir : dirs) {
+      INFO("chapter " << dir);
+      check_chapter_full(dir);
+    }
+  }
+}
