@@ -3,6 +3,7 @@
 #   make test           build everything and run every test (installs doctest if needed)
 #   make tutorials      run every chapter program (ARGS=--quick for the short versions)
 #   make tutorial-NN    build and run chapter NN, e.g. make tutorial-03 ARGS=--quick
+#   make check-chapters  run the long chapter programs and compare with their text
 #   make bench          time a training step of every model at configurations S and M
 #   make clean          remove build/
 
@@ -29,7 +30,7 @@ DOCTEST   := /usr/include/doctest/doctest.h
 
 obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(1))
 
-.PHONY: all test run tutorials bench clean help doctest
+.PHONY: all test run tutorials bench clean help doctest check-chapters
 .DEFAULT_GOAL := all
 
 all: $(LIB) $(HEED) $(TESTS) $(CHAPTER_BINS)
@@ -69,6 +70,10 @@ doctest: $(DOCTEST)
 # Tests run from the repository root: chapter checks read tutorials/ and run build/tutorial-NN.
 test: $(TESTS) $(CHAPTER_BINS) $(HEED)
 	$(TESTS)
+
+# The long chapter runs (output-full blocks): minutes, so CI runs them, not make test.
+check-chapters: $(TESTS) $(CHAPTER_BINS)
+	$(TESTS) -ts=chapters_full --no-skip
 
 run: $(CHAPTER_BINS) $(HEED)
 	$(BUILD)/tutorial-$(firstword $(subst _, ,$(NEWEST)))

@@ -7,6 +7,7 @@
 
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
+#include "tests/chapter_check.h"
 #include "nn/embedding.h"
 #include "nn/init.h"
 #include "nn/linear.h"
@@ -294,3 +295,7 @@ TEST_CASE("nll and mse: values by hand and gradcheck") {
 }
 
 }  // TEST_SUITE
+
+TEST_SUITE("ch04_layers") {
+  TEST_CASE("chapter 04 shows what its program prints") { check_chapter("tutorials/04_classifiers"); }
+}
