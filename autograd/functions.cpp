@@ -9,11 +9,14 @@ namespace heed {
 namespace {
 
 // out = f(x) elementwise; backward: dx += dy * g(x, y), where `g` is the local derivative.
+// Nothing is copied for the backward: x is the input node's value and y the node's own, both
+// alive as long as the graph is.
 template <class Deriv>
 Var unary(const Var& x, Tensor y, const char* op, Deriv g) {
-  Tensor xv = x.value(), yv = y;  // saved: the derivatives below need x or y
-  return make_var(std::move(y), op, {x}, [xv, yv, g](Node& self) {
+  return make_var(std::move(y), op, {x}, [g](Node& self) {
     Node* a = wants_grad(self, 0);
+    const Tensor& xv = a->value;
+    const Tensor& yv = self.value;
     Tensor d = self.grad;
     for (int64_t i = 0; i < d.numel(); ++i) d[i] *= g(xv[i], yv[i]);
     a->accumulate(std::move(d));
@@ -74,16 +77,18 @@ Var sub(const Var& a, const Var& b) {
 }
 
 Var mul(const Var& a, const Var& b) {
-  Tensor av = a.value(), bv = b.value();  // saved: each is the other's derivative
-  return make_var(mul(av, bv), "mul", {a, b}, [av, bv](Node& self) {
+  return make_var(mul(a.value(), b.value()), "mul", {a, b}, [](Node& self) {
+    const Tensor& av = self.inputs[0]->value;  // each is the other's derivative
+    const Tensor& bv = self.inputs[1]->value;
     if (Node* n = wants_grad(self, 0)) n->accumulate(sum_to(mul(self.grad, bv), av.shape()));  // da += b dy
     if (Node* n = wants_grad(self, 1)) n->accumulate(sum_to(mul(self.grad, av), bv.shape()));  // db += a dy
   });
 }
 
 Var div(const Var& a, const Var& b) {
-  Tensor av = a.value(), bv = b.value();
-  return make_var(div(av, bv), "div", {a, b}, [av, bv](Node& self) {
+  return make_var(div(a.value(), b.value()), "div", {a, b}, [](Node& self) {
+    const Tensor& av = self.inputs[0]->value;
+    const Tensor& bv = self.inputs[1]->value;
     if (Node* n = wants_grad(self, 0)) n->accumulate(sum_to(div(self.grad, bv), av.shape()));  // da += dy / b
     if (Node* n = wants_grad(self, 1))  // db += -a dy / b^2
       n->accumulate(sum_to(neg(div(mul(self.grad, av), mul(bv, bv))), bv.shape()));
@@ -180,9 +185,9 @@ Var max(const Var& x, int64_t axis, bool keepdim) {
 
 Var softmax(const Var& x, int64_t axis) {
   axis = normalize_axis(axis, x.shape(), "softmax");
-  Tensor y = softmax(x.value(), axis);  // saved: the derivative needs only y
-  return make_var(y, "softmax", {x}, [y, axis](Node& self) {
-    // dx = y * (dy - sum(dy * y))
+  return make_var(softmax(x.value(), axis), "softmax", {x}, [axis](Node& self) {
+    // dx = y * (dy - sum(dy * y)); the derivative needs only y, the node's own value
+    const Tensor& y = self.value;
     Tensor dot = sum(mul(self.grad, y), axis, true);
     wants_grad(self, 0)->accumulate(mul(y, sub(self.grad, dot)));
   });
@@ -190,9 +195,9 @@ Var softmax(const Var& x, int64_t axis) {
 
 Var log_softmax(const Var& x, int64_t axis) {
   axis = normalize_axis(axis, x.shape(), "log_softmax");
-  Tensor y = log_softmax(x.value(), axis);  // saved: exp(y) is the softmax
-  return make_var(y, "log_softmax", {x}, [y, axis](Node& self) {
-    // dx = dy - exp(y) * sum(dy)
+  return make_var(log_softmax(x.value(), axis), "log_softmax", {x}, [axis](Node& self) {
+    // dx = dy - exp(y) * sum(dy); exp(y) is the softmax
+    const Tensor& y = self.value;
     Tensor total = sum(self.grad, axis, true);
     wants_grad(self, 0)->accumulate(sub(self.grad, mul(exp(y), total)));
   });

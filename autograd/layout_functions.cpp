@@ -1,30 +1,47 @@
 // Matrix products and layout changes, with their backward.
 #include "autograd/functions.h"
 #include "autograd/node_util.h"
+#include "tensor/gemm.h"
 
 namespace heed {
 
+namespace {
+
+// c += op(a) op(b) for 2-D or batched 3-D operands, straight into c (a gradient buffer):
+// the backward of a product is two more products, and none of them needs a temporary.
+void matmul_add(bool trans_a, bool trans_b, const Tensor& a, const Tensor& b, Tensor& c) {
+  const int64_t batch = a.dim() == 3 ? a.size(0) : 1;
+  const int64_t M = c.size(-2), N = c.size(-1), K = trans_a ? a.size(-2) : a.size(-1);
+  for (int64_t i = 0; i < batch; ++i)
+    gemm(trans_a, trans_b, M, N, K, a.data() + i * M * K, b.data() + i * K * N, c.data() + i * M * N, true);
+}
+
+}  // namespace
+
 Var matmul(const Var& a, const Var& b) {
-  Tensor av = a.value(), bv = b.value();  // saved: each is in the other's derivative
-  return make_var(matmul(av, bv), "matmul", {a, b}, [av, bv](Node& self) {
-    if (Node* n = wants_grad(self, 0)) n->accumulate(matmul_nt(self.grad, bv));  // dA += dC B^T
-    if (Node* n = wants_grad(self, 1)) n->accumulate(matmul_tn(av, self.grad));  // dB += A^T dC
+  return make_var(matmul(a.value(), b.value()), "matmul", {a, b}, [](Node& self) {
+    const Tensor& av = self.inputs[0]->value;  // each is in the other's derivative
+    const Tensor& bv = self.inputs[1]->value;
+    if (Node* n = wants_grad(self, 0)) matmul_add(false, true, self.grad, bv, grad_buffer(n));  // dA += dC B^T
+    if (Node* n = wants_grad(self, 1)) matmul_add(true, false, av, self.grad, grad_buffer(n));  // dB += A^T dC
   });
 }
 
 Var matmul_nt(const Var& a, const Var& b) {
-  Tensor av = a.value(), bv = b.value();
-  return make_var(matmul_nt(av, bv), "matmul_nt", {a, b}, [av, bv](Node& self) {
-    if (Node* n = wants_grad(self, 0)) n->accumulate(matmul(self.grad, bv));     // dA += dC B
-    if (Node* n = wants_grad(self, 1)) n->accumulate(matmul_tn(self.grad, av));  // dB += dC^T A
+  return make_var(matmul_nt(a.value(), b.value()), "matmul_nt", {a, b}, [](Node& self) {
+    const Tensor& av = self.inputs[0]->value;
+    const Tensor& bv = self.inputs[1]->value;
+    if (Node* n = wants_grad(self, 0)) matmul_add(false, false, self.grad, bv, grad_buffer(n));  // dA += dC B
+    if (Node* n = wants_grad(self, 1)) matmul_add(true, false, self.grad, av, grad_buffer(n));   // dB += dC^T A
   });
 }
 
 Var matmul_tn(const Var& a, const Var& b) {
-  Tensor av = a.value(), bv = b.value();
-  return make_var(matmul_tn(av, bv), "matmul_tn", {a, b}, [av, bv](Node& self) {
-    if (Node* n = wants_grad(self, 0)) n->accumulate(matmul_nt(bv, self.grad));  // dA += B dC^T
-    if (Node* n = wants_grad(self, 1)) n->accumulate(matmul(av, self.grad));     // dB += A dC
+  return make_var(matmul_tn(a.value(), b.value()), "matmul_tn", {a, b}, [](Node& self) {
+    const Tensor& av = self.inputs[0]->value;
+    const Tensor& bv = self.inputs[1]->value;
+    if (Node* n = wants_grad(self, 0)) matmul_add(false, true, bv, self.grad, grad_buffer(n));  // dA += B dC^T
+    if (Node* n = wants_grad(self, 1)) matmul_add(false, false, av, self.grad, grad_buffer(n));  // dB += A dC
   });
 }
 
