@@ -43,7 +43,9 @@ class Var {
   explicit Var(Tensor value, bool requires_grad = false);
 
   const Tensor& value() const;
-  Tensor& value();  // for in-place updates of parameters by optimisers
+  // For in-place updates of parameters between steps. A value that a live graph has used must
+  // not change before that graph's backward(): backward functions read it from the node.
+  Tensor& value();
   // The gradient accumulated by backward(); zeros of value's shape if none arrived yet.
   const Tensor& grad() const;
   Tensor& grad();
