@@ -1,15 +1,17 @@
 #include "autograd/var.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace heed {
 
 namespace {
 int64_t g_live_nodes = 0;
+uint64_t g_next_sequence = 0;  // creation order of nodes, for backward()
 thread_local bool g_grad_enabled = true;
 }  // namespace
 
-Node::Node() { ++g_live_nodes; }
+Node::Node() : sequence(++g_next_sequence) { ++g_live_nodes; }
 
 // Frees the graph below this node without recursion: a node whose last owner is this
 // loop hands its inputs to the loop before it dies, so each destructor sees no inputs.
@@ -103,27 +105,22 @@ void Var::backward(const Tensor& seed) const {
   if (!root.requires_grad) throw Error(std::string("backward: the output of ") + root.op + " does not require grad");
   if (seed.shape() != root.value.shape())
     throw Error("backward: seed " + shape_str(seed.shape()) + " for output " + shape_str(root.value.shape()));
-  // Topological order by an explicit stack: a node is placed after every node it feeds.
-  std::vector<Node*> order;
-  std::unordered_set<Node*> seen;
-  std::vector<std::pair<Node*, size_t>> stack{{&root, 0}};
-  seen.insert(&root);
-  while (!stack.empty()) {
-    auto& [n, next] = stack.back();
-    if (next < n->inputs.size()) {
-      Node* in = n->inputs[next++].get();
-      if (in->requires_grad && seen.insert(in).second) stack.push_back({in, 0});
-    } else {
-      order.push_back(n);
-      stack.pop_back();
-    }
-  }
+  // Every node that wants a gradient, reached from the root breadth first through an explicit
+  // list (no recursion: a chain of 100,000 steps must not overflow the call stack).
+  std::vector<Node*> order{&root};
+  std::unordered_set<Node*> seen{&root};
+  for (size_t i = 0; i < order.size(); ++i)
+    for (const auto& in : order[i]->inputs)
+      if (in->requires_grad && seen.insert(in.get()).second) order.push_back(in.get());
+  // Newest first. A node is always made after its inputs, so this is a topological order, and
+  // one that does not depend on the rest of the graph: each gradient sums its parts in the same
+  // order whether or not a sequence sits in a padded batch.
+  std::sort(order.begin(), order.end(), [](const Node* a, const Node* b) { return a->sequence > b->sequence; });
   // Inner nodes start from zero on every call; leaves keep accumulating.
   for (Node* n : order)
     if (n->backward) n->has_grad = false;
   root.accumulate(seed);
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    Node* n = *it;
+  for (Node* n : order) {
     if (!n->backward || !n->has_grad) continue;
     n->backward(*n);
     if (!n->retain_grad) {

@@ -24,6 +24,7 @@ struct Node {
   const char* op = "leaf";
   bool requires_grad = false;
   bool retain_grad = false;  // keep grad on a non-leaf after backward()
+  uint64_t sequence;         // creation order; backward() runs the newest node first
 
   Node();
   ~Node();

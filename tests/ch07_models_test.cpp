@@ -1,0 +1,133 @@
+// Chapters 07-08: the attention decoders inside the whole seq2seq model.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "autograd/functions.h"
+#include "autograd/gradcheck.h"
+#include "models/seq2seq.h"
+#include "nn/loss.h"
+
+using namespace heed;
+
+namespace {
+
+ModelConfig tiny(const std::string& model, const std::string& cell = "gru", bool bidirectional = false) {
+  ModelConfig c;
+  c.model = model;
+  c.cell = cell;
+  c.src_vocab = c.tgt_vocab = 7;
+  c.embed = 3;
+  c.hidden = 4;
+  c.bidirectional = bidirectional;
+  c.max_src_len = 6;
+  return c;
+}
+
+Batch two_sequences() { return make_batch({{{3, 4, 5, 6}, {6, 5, 4, 3}}, {{5, 3}, {3, 5}}}); }
+
+Tensor abs_diff(const Tensor& a, const Tensor& b) { return sqrt(mul(sub(a, b), sub(a, b))); }
+
+const char* kAttentionModels[] = {"additive", "general", "dot", "scaled", "cosine", "location"};
+
+}  // namespace
+
+TEST_SUITE("ch07_additive_attention") {
+  TEST_CASE("gradcheck: the whole sequence loss of each attention model w.r.t. every parameter") {
+    for (const char* model : kAttentionModels) {
+      Generator gen(1);
+      Seq2Seq m(tiny(model), gen);
+      Batch batch = two_sequences();
+      GradcheckReport r = gradcheck([&] { return m.loss(batch); }, m.parameters(),
+                                    {.name = std::string(model) + " seq2seq loss"});
+      INFO(r.str());
+      CHECK(r.ok);
+    }
+  }
+
+  TEST_CASE("gradcheck: attention models with LSTM cells and a bidirectional encoder") {
+    for (auto [model, cell, bi] : {std::tuple{"additive", "lstm", true}, {"general", "gru", true},
+                                  {"general", "lstm", false}, {"additive", "rnn", false}}) {
+      Generator gen(2);
+      Seq2Seq m(tiny(model, cell, bi), gen);
+      Batch batch = two_sequences();
+      GradcheckReport r = gradcheck([&] { return m.loss(batch); }, m.parameters(),
+                                    {.name = std::string(model) + ", " + cell + (bi ? ", bidirectional" : "")});
+      INFO(r.str());
+      CHECK(r.ok);
+    }
+  }
+
+  TEST_CASE("padding: each attention model gives a sequence the same outputs and gradients alone or padded") {
+    for (const char* model : kAttentionModels)
+      for (bool bi : {false, true}) {
+        if (bi && (std::string(model) == "dot" || std::string(model) == "scaled" || std::string(model) == "cosine"))
+          continue;  // these compare s_t (H) with h_i (2H): refused by ModelConfig::validate
+        INFO("model " << std::string(model) << (bi ? ", bidirectional" : ""));
+        Generator gen(3);
+        Seq2Seq m(tiny(model, "gru", bi), gen);
+        Example ex{{5, 3, 6}, {6, 3, 5}};
+        Batch alone = make_batch({ex});
+        Var la = m.loss(alone);
+        la.backward();
+        std::vector<Tensor> ga;
+        for (Var& p : m.parameters()) ga.push_back(p.grad());
+        m.zero_grad();
+        Batch both = make_batch({{{3, 4, 5, 6, 3}, {3, 6, 5, 4, 3}}, ex});
+        Var mine = slice(slice(m.forward(both), 0, 1, 2), 1, 0, alone.tgt_len);
+        CHECK(equal(mine.value(), m.forward(alone).value()));
+        std::vector<int64_t> targets(both.tgt_out.begin() + both.tgt_len,
+                                     both.tgt_out.begin() + both.tgt_len + alone.tgt_len);
+        Var lb = cross_entropy(reshape(mine, {-1, 7}), targets, Vocab::kPad);
+        lb.backward();
+        CHECK(lb.item() == la.item());
+        auto params = m.parameters();
+        for (size_t i = 0; i < params.size(); ++i) {
+          INFO(m.named_parameters()[i].first << ": max difference " << max(abs_diff(params[i].grad(), ga[i])).item());
+          CHECK(equal(params[i].grad(), ga[i]));
+        }
+      }
+  }
+
+  TEST_CASE("decoding returns every step's attention: distributions over the real positions only") {
+    for (const char* model : kAttentionModels) {
+      Generator gen(4);
+      Seq2Seq m(tiny(model), gen);
+      Batch batch = two_sequences();  // the second source has 2 real positions of 4
+      Decoded d = m.greedy(batch, 5);
+      REQUIRE(d.attention.size() == 2);
+      for (int64_t b = 0; b < 2; ++b) {
+        REQUIRE(d.attention[b].size() == 5);
+        for (const auto& row : d.attention[b]) {
+          REQUIRE(row.size() == 4);
+          real total = 0;
+          for (real w : row) total += w;
+          CHECK(total == doctest::Approx(1).epsilon(1e-12));
+          if (b == 1) {
+            CHECK(row[2] == 0);  // padding: exactly zero weight
+            CHECK(row[3] == 0);
+          }
+        }
+      }
+    }
+    Generator gen(5);
+    Seq2Seq plain(tiny("plain"), gen);
+    CHECK(plain.greedy(two_sequences(), 3).attention.empty());
+  }
+
+  TEST_CASE("model configurations are validated with clear messages") {
+    Generator gen(6);
+    CHECK_THROWS_WITH_AS(Seq2Seq(tiny("transformer"), gen), doctest::Contains("unknown model 'transformer'"), Error);
+    CHECK_THROWS_WITH_AS(Seq2Seq(tiny("dot", "gru", true), gen), doctest::Contains("sizes differ"), Error);
+    ModelConfig c = tiny("additive");
+    c.hidden = 0;
+    CHECK_THROWS_WITH_AS(Seq2Seq(c, gen), doctest::Contains("hidden is 0"), Error);
+    std::map<std::string, std::string> meta = tiny("general", "lstm", true).to_metadata();
+    ModelConfig back = ModelConfig::from_metadata(meta);
+    CHECK(back.model == "general");
+    CHECK(back.cell == "lstm");
+    CHECK(back.bidirectional);
+    meta["hidden"] = "12x";
+    CHECK_THROWS_WITH_AS(ModelConfig::from_metadata(meta), doctest::Contains("'hidden' is '12x'"), Error);
+  }
+}
