@@ -11,7 +11,7 @@
 // streams through contiguous memory whatever the transposition, and every loaded value of A and B
 // is reused kNr and kMr times from registers. Edges are padded with zeros in the packed panels,
 // so the kernel always computes a full tile; only the write-back to C looks at the edge.
-// Tiny products skip all this (see gemm_small): there the copying would cost more than it saves.
+// Thin products skip all this (see gemm_small): there the copying would cost more than it saves.
 //
 // Results depend only on the shapes and the data, never on alignment or timing: bit-identical
 // from call to call. The order of summation differs from gemm_naive, hence tests with a tolerance.
@@ -22,6 +22,7 @@
 #include <cstring>
 #include <immintrin.h>
 #include <memory>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -40,11 +41,16 @@ void gemm_naive(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, con
 
 namespace {
 
-// One SIMD register: 32 bytes, the width of an AVX2 ymm register, so 4 doubles (or 8 floats).
-// GCC's vector extension gives it +, * and [] lane by lane; without AVX it still compiles, as
-// pairs of 16-byte SSE operations.
-typedef real Vec __attribute__((vector_size(32)));
-constexpr int kLanes = sizeof(Vec) / sizeof(real);
+// One SIMD register: 32 bytes, the width of an AVX2 ymm register, so 4 doubles (or 8 floats);
+// 16 bytes (an SSE xmm register) when the build does not enable AVX. GCC's vector extension gives
+// it +, * and [] lane by lane.
+#ifdef __AVX__
+constexpr int kVectorBytes = 32;
+#else
+constexpr int kVectorBytes = 16;
+#endif
+typedef real Vec __attribute__((vector_size(kVectorBytes)));
+constexpr int kLanes = kVectorBytes / sizeof(real);
 
 // The register tile: kMr rows by kNr columns of C, i.e. 6 x 8 doubles = 12 ymm accumulators,
 // plus 2 registers for a row of B and 1 for a broadcast value of A: 15 of AVX2's 16 registers.
@@ -53,11 +59,17 @@ constexpr int kLanes = sizeof(Vec) / sizeof(real);
 constexpr int kMr = 6;
 constexpr int kNr = 2 * kLanes;
 
+// The cache blocks, in elements, for AMD EPYC Zen 4/5 (48 KB L1d, 1 MB L2 per core), checked with
+// the bench_gemm suite (tests/gemm_bench_test.cpp):
+// - kKc: a kKc x kNr panel of B (16 KB in double) and a kKc x kMr panel of A (12 KB) fit in L1
+//   together. 256 is also the largest inner size of the models (H), so K is rarely split.
+// - kMc: the packed kMc x kKc block of A (96 x 256 doubles = 192 KB) stays in L2, next to the
+//   B panels streaming through, while the kernel sweeps across the B panels.
+// - kNc: the packed kKc x kNc block of B (256 x 3072 doubles = 6 MB) lives in L3.
 constexpr int64_t kKc = 256 * 8 / sizeof(real);
 constexpr int64_t kMc = 96;
 constexpr int64_t kNc = 3072;
 static_assert(kMc % kMr == 0 && kNc % kNr == 0);
-
 
 Vec load(const real* p) {
   Vec v;
@@ -67,15 +79,15 @@ Vec load(const real* p) {
 
 void store(real* p, Vec v) { std::memcpy(p, &v, sizeof v); }
 
-Vec splat(real x) { return Vec{} + x; }  // x in every lane (vbroadcastsd)
+Vec splat(real x) { return x - Vec{}; }  // x in every lane (vbroadcastsd; x - 0 is exactly x)
 
 // acc + x * y, lane by lane, as one fused multiply-add (vfmadd231pd: one rounding, not two) where
 // the instruction set has it. Written out rather than left to the compiler's contraction of
 // `acc += x * y`, which it may or may not apply from one loop to the next. (A template only so
 // that the branch for the other precision is never compiled.)
 template <class V>
-V fma(V x, V y, V acc) {
-#ifdef __FMA__
+V fmadd(V x, V y, V acc) {
+#if defined(__FMA__) && defined(__AVX__)
   if constexpr (sizeof(x[0]) == 8)
     return _mm256_fmadd_pd(x, y, acc);
   else
@@ -115,37 +127,24 @@ struct View {
   const real* at(int64_t r, int64_t c) const { return p + r * rs + c * cs; }
 };
 
-// Packs the mc x kc block of a (starting at its (0, 0)) into panels of kMr rows. Within a panel,
-// step k holds the kMr values of column k one after another: exactly the order the kernel reads.
-// Rows past mc are zero, so the last panel is a full one.
-void pack_a(View a, int64_t mc, int64_t kc, real* dst) {
-  for (int64_t i = 0; i < mc; i += kMr) {
-    int64_t m = std::min<int64_t>(kMr, mc - i);
-    for (int64_t k = 0; k < kc; ++k, dst += kMr) {
-      const real* src = a.at(i, k);
-      if (a.rs == 1 && m == kMr) {  // A stored transposed: the column is contiguous
-        std::memcpy(dst, src, kMr * sizeof(real));
-        continue;
-      }
-      for (int64_t r = 0; r < m; ++r) dst[r] = src[r * a.rs];
-      for (int64_t r = m; r < kMr; ++r) dst[r] = 0;
-    }
-  }
-}
-
-// Packs the kc x nc block of b into panels of kNr columns; step k of a panel holds the kNr values
-// of row k. Columns past nc are zero.
-void pack_b(View b, int64_t kc, int64_t nc, real* dst) {
-  for (int64_t j = 0; j < nc; j += kNr) {
-    int64_t n = std::min<int64_t>(kNr, nc - j);
-    for (int64_t k = 0; k < kc; ++k, dst += kNr) {
-      const real* src = b.at(k, j);
-      if (b.cs == 1 && n == kNr) {  // B stored as [K, N]: the row is contiguous
-        std::memcpy(dst, src, kNr * sizeof(real));
-        continue;
-      }
-      for (int64_t c = 0; c < n; ++c) dst[c] = src[c * b.cs];
-      for (int64_t c = n; c < kNr; ++c) dst[c] = 0;
+// Packing copies `lines` lines of a matrix, kc values deep, into panels of W lines: step k of a
+// panel holds value k of each of its W lines, one after another -- exactly the order in which
+// the micro-kernel reads them. Line r, value k is at src[r * line_stride + k * k_stride]. Lines
+// past the last are zero, so the last panel is a full one too.
+// For A the lines are rows of op(A) (W = kMr); for B they are columns of op(B) (W = kNr).
+template <int W>
+void pack(const real* src, int64_t line_stride, int64_t k_stride, int64_t lines, int64_t kc, real* dst) {
+  for (int64_t l = 0; l < lines; l += W, src += W * line_stride) {
+    int64_t w = std::min<int64_t>(W, lines - l);
+    if (w == W && line_stride == 1) {  // the W values of each step are contiguous: one copy
+      for (int64_t k = 0; k < kc; ++k, dst += W) std::memcpy(dst, src + k * k_stride, W * sizeof(real));
+    } else if (w == W) {  // a gather, with the line loop unrolled
+      for (int64_t k = 0; k < kc; ++k, dst += W)
+#pragma GCC unroll 16
+        for (int r = 0; r < W; ++r) dst[r] = src[r * line_stride + k * k_stride];
+    } else {  // the last, partial panel
+      for (int64_t k = 0; k < kc; ++k, dst += W)
+        for (int r = 0; r < W; ++r) dst[r] = r < w ? src[r * line_stride + k * k_stride] : 0;
     }
   }
 }
@@ -162,8 +161,8 @@ void micro_kernel(int64_t kc, const real* a, const real* b, real* c, int64_t ldc
     Vec b0 = load(b), b1 = load(b + kLanes);  // row k of the B panel
 #pragma GCC unroll 6
     for (int r = 0; r < kMr; ++r) {  // a[r] is broadcast to all lanes: one rank-1 update
-      acc[r][0] = fma(splat(a[r]), b0, acc[r][0]);
-      acc[r][1] = fma(splat(a[r]), b1, acc[r][1]);
+      acc[r][0] = fmadd(splat(a[r]), b0, acc[r][0]);
+      acc[r][1] = fmadd(splat(a[r]), b1, acc[r][1]);
     }
   }
   if (m == kMr && n == kNr) {  // a full tile: straight into C
@@ -192,12 +191,12 @@ void gemm_blocked(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool
     for (int64_t pc = 0; pc < K; pc += kKc) {
       int64_t kc = std::min(kKc, K - pc);
       real* bp = b_buffer.get((nc + kNr - 1) / kNr * kNr * kc);  // (nc/kNr panels, kc, kNr)
-      pack_b(View{b.at(pc, jc), b.rs, b.cs}, kc, nc, bp);
+      pack<kNr>(b.at(pc, jc), b.cs, b.rs, nc, kc, bp);
       bool add = accumulate || pc > 0;  // later slices of K add to the earlier ones
       for (int64_t ic = 0; ic < M; ic += kMc) {
         int64_t mc = std::min(kMc, M - ic);
         real* ap = a_buffer.get((mc + kMr - 1) / kMr * kMr * kc);  // (mc/kMr panels, kc, kMr)
-        pack_a(View{a.at(ic, pc), a.rs, a.cs}, mc, kc, ap);
+        pack<kMr>(a.at(ic, pc), a.rs, a.cs, mc, kc, ap);
         for (int64_t jr = 0; jr < nc; jr += kNr)  // one B panel stays in L1 ...
           for (int64_t ir = 0; ir < mc; ir += kMr)  // ... while the A panels stream from L2
             micro_kernel(kc, ap + ir * kc, bp + jr * kc, C + (ic + ir) * N + jc + jr, N,
@@ -222,32 +221,55 @@ real sum_lanes(Vec v) {
   return s;
 }
 
-// Row form, for op(B) with contiguous rows (b.cs == 1). For rows i0 and i1 of C (i1 == i0 when
-// only one is left) and its n columns from j, n in ((V-1) kLanes, V kLanes] and n >= kLanes:
+// Row form, for op(B) with contiguous rows (b.cs == 1). For rows i0 and i1 of C and its n
+// columns from j, n in ((V-1) kLanes, V kLanes] and n >= kLanes:
 //   C[i, j:j+n] = sum_k op(A)(i, k) op(B)(k, j:j+n),
 // the 2 x V vectors of C held in registers over all of k. When n is not a multiple of kLanes,
-// the last vector starts at j + n - kLanes, overlapping the one before it.
+// the last vector starts at j + n - kLanes, overlapping the one before it. For a single row
+// (i1 < 0), the second set of accumulators takes the odd k instead, so that there are still
+// 2 x V independent chains of FMAs to keep the FMA units busy.
 template <int V>
 void row_tile(View a, View b, int64_t i0, int64_t i1, int64_t j, int64_t n, int64_t K, real* C, int64_t ldc,
               bool add) {
   int64_t start[V];  // where each vector begins, from column j
   for (int v = 0; v < V; ++v) start[v] = std::min<int64_t>(v * kLanes, n - kLanes);
-  Vec acc0[V], acc1[V];  // rows i0 and i1
+  Vec acc0[V], acc1[V];
 #pragma GCC unroll 5
   for (int v = 0; v < V; ++v) acc0[v] = acc1[v] = Vec{};  // (see micro_kernel)
-  for (int64_t k = 0; k < K; ++k) {
-    Vec x0 = splat(*a.at(i0, k)), x1 = splat(*a.at(i1, k));
-    const real* row = b.at(k, j);
+  if (i1 >= 0) {
+    for (int64_t k = 0; k < K; ++k) {  // acc0: row i0, acc1: row i1
+      Vec x0 = splat(*a.at(i0, k)), x1 = splat(*a.at(i1, k));
+      const real* row = b.at(k, j);
 #pragma GCC unroll 5
-    for (int v = 0; v < V; ++v) {
-      Vec y = load(row + start[v]);
-      acc0[v] = fma(x0, y, acc0[v]);
-      acc1[v] = fma(x1, y, acc1[v]);
+      for (int v = 0; v < V; ++v) {
+        Vec y = load(row + start[v]);
+        acc0[v] = fmadd(x0, y, acc0[v]);
+        acc1[v] = fmadd(x1, y, acc1[v]);
+      }
     }
+  } else {
+    int64_t k = 0;
+    for (; k + 1 < K; k += 2) {  // acc0: even k, acc1: odd k, then their sum
+      Vec x0 = splat(*a.at(i0, k)), x1 = splat(*a.at(i0, k + 1));
+      const real* row0 = b.at(k, j);
+      const real* row1 = b.at(k + 1, j);
+#pragma GCC unroll 5
+      for (int v = 0; v < V; ++v) {
+        acc0[v] = fmadd(x0, load(row0 + start[v]), acc0[v]);
+        acc1[v] = fmadd(x1, load(row1 + start[v]), acc1[v]);
+      }
+    }
+    if (k < K) {  // K odd: the last k
+      Vec x0 = splat(*a.at(i0, k));
+      for (int v = 0; v < V; ++v) acc0[v] = fmadd(x0, load(b.at(k, j) + start[v]), acc0[v]);
+    }
+#pragma GCC unroll 5
+    for (int v = 0; v < V; ++v) acc0[v] += acc1[v];
   }
+  // All loads of C before any store, so that overlapping vectors store equal values.
   real* c0 = C + i0 * ldc + j;
-  real* c1 = C + i1 * ldc + j;
-  if (add)  // all loads of C before any store, so that overlapping vectors store equal values
+  real* c1 = C + std::max(i1, i0) * ldc + j;
+  if (add)
 #pragma GCC unroll 5
     for (int v = 0; v < V; ++v) {
       acc0[v] += load(c0 + start[v]);
@@ -255,15 +277,15 @@ void row_tile(View a, View b, int64_t i0, int64_t i1, int64_t j, int64_t n, int6
     }
 #pragma GCC unroll 5
   for (int v = 0; v < V; ++v) {
-    store(c1 + start[v], acc1[v]);
-    store(c0 + start[v], acc0[v]);  // second: when i1 == i0, these are the values wanted
+    if (i1 >= 0) store(c1 + start[v], acc1[v]);
+    store(c0 + start[v], acc0[v]);
   }
 }
 
 void small_rows(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool accumulate) {
   constexpr int64_t kW = 4 * kLanes;  // columns per full tile
   for (int64_t i = 0; i < M; i += 2) {
-    int64_t i1 = std::min(i + 1, M - 1);
+    int64_t i1 = i + 1 < M ? i + 1 : -1;
     int64_t j = 0;
     for (; N - j >= kW + kLanes; j += kW) row_tile<4>(a, b, i, i1, j, kW, K, C, N, accumulate);
     switch ((N - j + kLanes - 1) / kLanes) {  // the rest: kLanes to kW + kLanes - 1 columns
@@ -303,7 +325,7 @@ void dot_tile(const real* x, View b, int64_t j, int64_t N, int64_t K, real* c, b
   for (; k + kLanes <= K; k += kLanes) {
     Vec xv = load(x + k);
 #pragma GCC unroll 8
-    for (int t = 0; t < kT; ++t) acc[t] = fma(xv, load(col[t] + k), acc[t]);
+    for (int t = 0; t < kT; ++t) acc[t] = fmadd(xv, load(col[t] + k), acc[t]);
   }
   for (int64_t t = 0; t < std::min<int64_t>(kT, N - j); ++t) {
     real s = sum_lanes(acc[t]);
@@ -355,10 +377,14 @@ void gemm_packed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, co
 
 void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B, real* C,
           bool accumulate) {
-  // Thin products take gemm_small: a tile of kMr x kNr would be mostly padding, and the packing
-  // would cost about as much as the product. Measured (bench_gemm suite): with M and N both at
-  // least kMr, packing pays from about a thousand multiply-adds on; below kMr, it never does.
-  if (M < kMr || N < kMr) return gemm_small(trans_a, trans_b, M, N, K, A, B, C, accumulate);
+  // Thin products take gemm_small: a kMr x kNr tile would be mostly padding, and packing would
+  // cost about as much as the product. Measured (bench_gemm suite, "gemm_small against
+  // gemm_packed"): gemm_small is faster, often several times, for M < kMr, N == 1 and
+  // kLanes <= N < kMr; gemm_packed is faster from M, N >= kMr on, whatever the size of the product
+  // (even at a few hundred multiply-adds), and for the N of 2 or 3 where gemm_small has only
+  // scalar loops.
+  if (M < kMr || N == 1 || (N >= kLanes && N < kMr))
+    return gemm_small(trans_a, trans_b, M, N, K, A, B, C, accumulate);
   gemm_packed(trans_a, trans_b, M, N, K, A, B, C, accumulate);
 }
 

@@ -1,8 +1,12 @@
-// A benchmark, not a test: GFLOP/s of gemm_naive, the plain loop orders gemm was before it was
-// blocked (copied below as gemm_loops) and gemm, on the products the models compute at configuration M of
-// TASKS.md (batch 64, H 256, E 64, S 30) and S (batch 32, H 64, E 32). Skipped by default; run with
+// Benchmarks, not tests: skipped by default, run with
 //   make -j2 build/tests && build/tests -ts=bench_gemm --no-skip
-// One thread; best of several timed runs, since the machine is shared and times drift.
+// 1. GFLOP/s of gemm_naive, of the plain loop orders gemm was before it was blocked (copied below
+//    as gemm_loops), of its two kernels gemm_small and gemm_packed, and of gemm itself, on the
+//    products the models compute at configurations M (batch 64, H 256, E 64, S 30, V 13) and S
+//    (batch 32, H 64, E 32) of TASKS.md.
+// 2. gemm_small against gemm_packed on a grid of thin and small shapes: the evidence for the rule
+//    in gemm() that picks between them.
+// One thread; each figure is the best of several timed runs, since the machine is shared.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -57,102 +61,106 @@ struct Shape {
   int64_t batch, M, N, K;
 };
 
-// The best GFLOP/s of `reps` runs, each long enough (~20 ms) to time reliably.
-double gflops(Kernel kernel, bool ta, bool tb, const Shape& s, const std::vector<real>& a,
-              const std::vector<real>& b, std::vector<real>& c, int reps) {
-  using clock = std::chrono::steady_clock;
-  double flops = 2.0 * s.batch * s.M * s.N * s.K, best = 0;
-  auto run = [&] {
+// Operands for `batch` products of one shape, entries in [-1, 1].
+struct Operands {
+  std::vector<real> a, b, c;
+  Operands(heed::Generator& gen, const Shape& s)
+      : a(s.batch * s.M * s.K), b(s.batch * s.K * s.N), c(s.batch * s.M * s.N) {
+    for (real& x : a) x = gen.uniform(-1, 1);
+    for (real& x : b) x = gen.uniform(-1, 1);
+  }
+  void run(Kernel kernel, bool ta, bool tb, const Shape& s) {
     for (int64_t i = 0; i < s.batch; ++i)
       kernel(ta, tb, s.M, s.N, s.K, a.data() + i * s.M * s.K, b.data() + i * s.K * s.N, c.data() + i * s.M * s.N,
              false);
-  };
-  run();  // warm-up: caches, and gemm's packing buffers
-  int64_t calls = std::max<int64_t>(1, static_cast<int64_t>(2e7 / flops));
+  }
+};
+
+// The best GFLOP/s of `reps` timed runs, each of about `flops_per_run` floating-point operations.
+double gflops(Kernel kernel, bool ta, bool tb, const Shape& s, Operands& x, int reps, double flops_per_run = 2e7) {
+  using clock = std::chrono::steady_clock;
+  double flops = 2.0 * s.batch * s.M * s.N * s.K, best = 0;
+  x.run(kernel, ta, tb, s);  // warm-up: caches, and gemm's packing buffers
+  int64_t calls = std::max<int64_t>(1, static_cast<int64_t>(flops_per_run / flops));
   for (int r = 0; r < reps; ++r) {
     auto t0 = clock::now();
-    for (int64_t i = 0; i < calls; ++i) run();
+    for (int64_t i = 0; i < calls; ++i) x.run(kernel, ta, tb, s);
     std::chrono::duration<double> dt = clock::now() - t0;
     best = std::max(best, flops * calls / dt.count() * 1e-9);
   }
   return best;
 }
 
+const char* const kForms[] = {"A B", "A B^T", "A^T B", "A^T B^T"};
+
 }  // namespace
 
 TEST_SUITE("bench_gemm") {
   TEST_CASE("gemm GFLOP/s on the models' shapes" * doctest::skip()) {
     const Shape shapes[] = {
-        {"M: GRU gates h W", 1, 64, 768, 256},
-        {"M: GRU input x W", 1, 64, 768, 64},
-        {"M: input, all steps", 1, 1920, 768, 64},
-        {"M: weight grad", 1, 768, 256, 64},
-        {"M: hidden grad", 1, 64, 256, 768},
-        {"M: key projection", 1, 1920, 256, 256},
-        {"M: output logits", 1, 1920, 13, 256},
-        {"M: scores (batched)", 64, 1, 30, 256},
-        {"M: context (batched)", 64, 1, 256, 30},
-        {"M: scores, 1 query", 1, 1, 30, 256},
-        {"M: context, 1 query", 1, 1, 256, 30},
-        {"M: d values (K=1)", 64, 30, 256, 1},
-        {"S: GRU gates", 1, 32, 192, 64},
-        {"S: key projection", 1, 320, 64, 64},
-        {"matrix-vector", 1, 256, 1, 768},
-        {"vector-matrix", 1, 1, 768, 256},
+        {"M: GRU gates h W", 1, 64, 768, 256},       {"M: GRU gates x W", 1, 64, 768, 64},
+        {"M: x W, all steps", 1, 1920, 768, 64},     {"M: weight grad", 1, 768, 256, 64},
+        {"M: hidden grad", 1, 64, 256, 768},         {"M: key projection", 1, 1920, 256, 256},
+        {"M: output logits", 1, 1920, 13, 256},      {"M: scores (batched)", 64, 1, 30, 256},
+        {"M: context (batched)", 64, 1, 256, 30},    {"M: d values (batched)", 64, 30, 256, 1},
+        {"S: GRU gates h W", 1, 32, 192, 64},        {"S: key projection", 1, 320, 64, 64},
+        {"matrix-vector", 1, 256, 1, 768},           {"vector-matrix", 1, 1, 768, 256},
         {"square 512", 1, 512, 512, 512},
     };
-    const char* forms[] = {"A B", "A B^T", "A^T B", "A^T B^T"};
     heed::Generator gen(1);
-    std::printf("%-22s %-16s %-8s %8s %8s %8s %7s\n", "shape", "batch x M x N x K", "form", "naive", "loops",
-                "gemm", "speedup");
+    std::printf("%-22s %-16s %-8s %7s %7s %7s %7s %7s %8s\n", "shape", "batch x MxNxK", "form", "naive", "loops",
+                "small", "packed", "gemm", "vs loops");
     for (const Shape& s : shapes) {
-      std::vector<real> a(s.batch * s.M * s.K), b(s.batch * s.K * s.N), c(s.batch * s.M * s.N);
-      for (real& x : a) x = gen.uniform(-1, 1);
-      for (real& x : b) x = gen.uniform(-1, 1);
-      char dims[40];
-      std::snprintf(dims, sizeof dims, "%ldx%ldx%ldx%ld", long(s.batch), long(s.M), long(s.N), long(s.K));
+      Operands x(gen, s);
+      char dims[48];
+      std::snprintf(dims, sizeof dims, "%ld x %ldx%ldx%ld", long(s.batch), long(s.M), long(s.N), long(s.K));
       for (int f = 0; f < 4; ++f) {
-        bool ta = f >= 2, tb = f % 2 == 1;
-        double naive = gflops(heed::gemm_naive, ta, tb, s, a, b, c, 2);
-        double loops = gflops(gemm_loops, ta, tb, s, a, b, c, 5);
-        double fast = gflops(heed::gemm, ta, tb, s, a, b, c, 5);
-        std::vector<real> want(c.size());  // and the last result of gemm is still right
-        for (int64_t i = 0; i < s.batch; ++i)
-          heed::gemm_naive(ta, tb, s.M, s.N, s.K, a.data() + i * s.M * s.K, b.data() + i * s.K * s.N,
-                           want.data() + i * s.M * s.N, false);
+        bool ta = f & 2, tb = f & 1;
+        double naive = gflops(heed::gemm_naive, ta, tb, s, x, 2);
+        double loops = gflops(gemm_loops, ta, tb, s, x, 5);
+        double small = gflops(heed::gemm_small, ta, tb, s, x, 5);
+        double packed = gflops(heed::gemm_packed, ta, tb, s, x, 5);
+        double fast = gflops(heed::gemm, ta, tb, s, x, 5);
+        std::printf("%-22s %-16s %-8s %7.1f %7.1f %7.1f %7.1f %7.1f %7.1fx\n", s.what, dims, kForms[f], naive, loops,
+                    small, packed, fast, fast / loops);
+        // The last result of gemm is still right.
+        std::vector<real> got = x.c;
+        x.run(heed::gemm_naive, ta, tb, s);
         real err = 0;
-        for (size_t i = 0; i < c.size(); ++i) err = std::max(err, std::abs(c[i] - want[i]));
+        for (size_t i = 0; i < got.size(); ++i) err = std::max(err, std::abs(got[i] - x.c[i]));
         CHECK(err <= 1e-12 * s.K);
-        std::printf("%-22s %-16s %-8s %8.1f %8.1f %8.1f %6.1fx\n", s.what, dims, forms[f], naive, loops, fast,
-                    fast / loops);
       }
     }
   }
-}
 
-// Where gemm_small stops paying: both kernels on a grid of small shapes, to choose kSmallWork.
-TEST_SUITE("bench_gemm") {
   TEST_CASE("gemm_small against gemm_packed" * doctest::skip()) {
+    // For each form, the ratio of gemm_small's speed to gemm_packed's, per M (rows) and N
+    // (columns), the median over a few K. Above 1: gemm_small is the faster.
+    const int64_t sizes[] = {1, 2, 3, 4, 5, 6, 8, 12, 16, 32, 64, 256};
+    const int64_t depths[] = {8, 30, 64, 256};
     heed::Generator gen(2);
-    const int64_t sizes[] = {1, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256};
-    std::printf("%-16s %-8s %8s %8s %8s\n", "M x N x K", "form", "small", "packed", "M*N*K");
-    for (int64_t M : sizes)
-      for (int64_t N : sizes)
-        for (int64_t K : sizes) {
-          if (M * N * K > 300000 || M * N * K < 500) continue;
-          if ((M + N + K) % 3 != 0 && M > 2 && N > 2) continue;  // a thinner grid, keeping thin shapes
-          Shape s{"", 1, M, N, K};
-          std::vector<real> a(M * K), b(K * N), c(M * N);
-          for (real& x : a) x = gen.uniform(-1, 1);
-          for (real& x : b) x = gen.uniform(-1, 1);
-          for (int f : {0, 1, 2}) {
-            bool ta = f == 2, tb = f == 1;
-            double small = gflops(heed::gemm_small, ta, tb, s, a, b, c, 3);
-            double packed = gflops(heed::gemm_packed, ta, tb, s, a, b, c, 3);
-            std::printf("%4ldx%4ldx%4ld   %-8s %8.1f %8.1f %8ld %s\n", long(M), long(N), long(K),
-                        f == 0 ? "A B" : f == 1 ? "A B^T" : "A^T B", small, packed, long(M * N * K),
-                        small > packed ? "small" : "packed");
+    for (int f = 0; f < 4; ++f) {
+      bool ta = f & 2, tb = f & 1;
+      std::printf("\n%s: gemm_small / gemm_packed, median over K in {8, 30, 64, 256}\n M \\ N", kForms[f]);
+      for (int64_t N : sizes) std::printf("%6ld", long(N));
+      std::printf("\n");
+      for (int64_t M : sizes) {
+        std::printf("%6ld", long(M));
+        for (int64_t N : sizes) {
+          std::vector<double> ratios;
+          for (int64_t K : depths) {
+            Shape s{"", 1, M, N, K};
+            Operands x(gen, s);
+            double small = gflops(heed::gemm_small, ta, tb, s, x, 3, 2e6);
+            double packed = gflops(heed::gemm_packed, ta, tb, s, x, 3, 2e6);
+            ratios.push_back(small / packed);
           }
+          std::sort(ratios.begin(), ratios.end());
+          std::printf("%6.2f", (ratios[1] + ratios[2]) / 2);
+          CHECK(ratios[0] > 0);
         }
+        std::printf("\n");
+      }
+    }
   }
 }

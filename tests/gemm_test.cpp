@@ -90,6 +90,35 @@ TEST_SUITE("ch01_tensor") {
       for (int form = 0; form < 4; ++form) check_shape(gen, form & 2, form & 1, s[0], s[1], s[2]);
   }
 
+  TEST_CASE("gemm propagates infinities and NaN as gemm_naive does") {
+    // Padding (zeros in packed panels, repeated rows and columns in gemm_small) must never reach
+    // C: 0 * inf would turn an infinity into NaN.
+    heed::Generator gen(11);
+    const int64_t shapes[][3] = {{1, 30, 7}, {3, 17, 5}, {13, 9, 7}, {30, 1, 9}, {5, 2, 3}, {8, 21, 4}};
+    for (const auto& s : shapes)
+      for (int form = 0; form < 4; ++form) {
+        bool ta = form & 2, tb = form & 1;
+        int64_t M = s[0], N = s[1], K = s[2];
+        std::vector<real> a = uniform(gen, M * K), b = uniform(gen, K * N), want(M * N);
+        // op(A)(M-1, K-1) = inf and op(B)(K-1, 0) = -inf: the last row, column and step, where
+        // the padding is; and a NaN somewhere in B.
+        a[ta ? (K - 1) * M + M - 1 : (M - 1) * K + K - 1] = INFINITY;
+        b[tb ? K - 1 : (K - 1) * N] = -INFINITY;
+        b[gen.randint(0, K * N - 1)] = NAN;
+        heed::gemm_naive(ta, tb, M, N, K, a.data(), b.data(), want.data(), false);
+        for (const Named& k : kKernels) {
+          std::vector<real> c(M * N);
+          k.kernel(ta, tb, M, N, K, a.data(), b.data(), c.data(), false);
+          bool same = true;
+          for (int64_t i = 0; i < M * N; ++i)
+            same &= std::isfinite(want[i]) ? std::abs(c[i] - want[i]) <= 1e-12 * K
+                                           : (std::isnan(want[i]) ? std::isnan(c[i]) : c[i] == want[i]);
+          INFO(describe(k.name, ta, tb, M, N, K, false));
+          CHECK(same);
+        }
+      }
+  }
+
   TEST_CASE("gemm is deterministic: two calls give bit-identical results") {
     heed::Generator gen(10);
     const int64_t shapes[][3] = {{65, 100, 257}, {1, 30, 256}, {30, 1, 256}, {7, 33, 5}, {100, 70, 600}};
