@@ -377,12 +377,12 @@ void gemm_packed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, co
 
 void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B, real* C,
           bool accumulate) {
-  // Thin products take gemm_small: a kMr x kNr tile would be mostly padding, and packing would
-  // cost about as much as the product. Measured (bench_gemm suite, "gemm_small against
-  // gemm_packed"): gemm_small is faster, often several times, for M < kMr, N == 1 and
-  // kLanes <= N < kMr; gemm_packed is faster from M, N >= kMr on, whatever the size of the product
-  // (even at a few hundred multiply-adds), and for the N of 2 or 3 where gemm_small has only
-  // scalar loops.
+  // Thin products take gemm_small: there a kMr x kNr tile would be mostly padding, and packing
+  // would cost as much as the product. Measured with the bench_gemm suite ("gemm_small against
+  // gemm_packed", a grid of M, N, K): gemm_small is faster, often several times, when M < kMr,
+  // N == 1 or kLanes <= N < kMr; gemm_packed is faster when N is 2 or 3 (where gemm_small has
+  // only scalar loops), and mostly once M and N reach kMr, however small the product (even at a
+  // few hundred multiply-adds) -- M = 8 is an exception: its second tile row is two thirds padding.
   if (M < kMr || N == 1 || (N >= kLanes && N < kMr))
     return gemm_small(trans_a, trans_b, M, N, K, A, B, C, accumulate);
   gemm_packed(trans_a, trans_b, M, N, K, A, B, C, accumulate);

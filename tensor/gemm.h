@@ -1,10 +1,9 @@
-// The matrix-product kernel under matmul and every layer: C = op(A) op(B), or C += it.
-// op(A) is [M, K]: A is stored row-major as [M, K], or as [K, M] when trans_a.
-// op(B) is [K, N]: B is stored as [K, N], or as [N, K] when trans_b.
-// gemm picks one of two kernels by size: gemm_packed packs A and B, blocks for the caches and tiles
-// for the registers (see gemm.cpp); gemm_small works straight from A and B, for tiny or thin
-// products. gemm_naive is the textbook triple loop, kept as the oracle the others are tested against.
-// All four take the same arguments and agree up to rounding; each is deterministic.
+// The matrix-product kernel under matmul and every layer: C = op(A) op(B), or C += it (accumulate).
+// op(A) is [M, K], stored row-major as [M, K] or, when trans_a, [K, M]; op(B) is [K, N], stored as
+// [K, N] or, when trans_b, [N, K]. Any sizes, 0 included. REQUIRES: C does not overlap A or B.
+// gemm picks by shape between gemm_packed (packed, cache-blocked, register-tiled; see gemm.cpp) and
+// gemm_small (straight from A and B, for thin products); gemm_naive, the textbook loop, is their
+// test oracle. All agree up to rounding, and each gives bit-identical results from call to call.
 #pragma once
 
 #include <cstdint>

@@ -76,18 +76,26 @@ struct Operands {
   }
 };
 
-// The best GFLOP/s of `reps` timed runs, each of about `flops_per_run` floating-point operations.
-double gflops(Kernel kernel, bool ta, bool tb, const Shape& s, Operands& x, int reps, double flops_per_run = 2e7) {
+// GFLOP/s of each kernel on one shape and form: the best of `rounds` timed runs, each of about
+// `flops_per_run` floating-point operations. The kernels take turns within each round, so that a
+// busy spell on the shared machine slows them all alike; the best figure is the one least
+// disturbed. gemm_naive, slow, only runs in the first two rounds.
+std::vector<double> gflops(const std::vector<Kernel>& kernels, bool ta, bool tb, const Shape& s, Operands& x,
+                           int rounds, double flops_per_run = 2e7) {
   using clock = std::chrono::steady_clock;
-  double flops = 2.0 * s.batch * s.M * s.N * s.K, best = 0;
-  x.run(kernel, ta, tb, s);  // warm-up: caches, and gemm's packing buffers
+  double flops = 2.0 * s.batch * s.M * s.N * s.K;
   int64_t calls = std::max<int64_t>(1, static_cast<int64_t>(flops_per_run / flops));
-  for (int r = 0; r < reps; ++r) {
-    auto t0 = clock::now();
-    for (int64_t i = 0; i < calls; ++i) x.run(kernel, ta, tb, s);
-    std::chrono::duration<double> dt = clock::now() - t0;
-    best = std::max(best, flops * calls / dt.count() * 1e-9);
-  }
+  std::vector<double> best(kernels.size(), 0);
+  for (Kernel k : kernels) x.run(k, ta, tb, s);  // warm-up: caches, and gemm's packing buffers
+  for (int r = 0; r < rounds; ++r)
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      if (kernels[i] == heed::gemm_naive && r >= 2) continue;
+      int64_t n = kernels[i] == heed::gemm_naive ? 1 : calls;
+      auto t0 = clock::now();
+      for (int64_t c = 0; c < n; ++c) x.run(kernels[i], ta, tb, s);
+      std::chrono::duration<double> dt = clock::now() - t0;
+      best[i] = std::max(best[i], flops * n / dt.count() * 1e-9);
+    }
   return best;
 }
 
@@ -116,11 +124,9 @@ TEST_SUITE("bench_gemm") {
       std::snprintf(dims, sizeof dims, "%ld x %ldx%ldx%ld", long(s.batch), long(s.M), long(s.N), long(s.K));
       for (int f = 0; f < 4; ++f) {
         bool ta = f & 2, tb = f & 1;
-        double naive = gflops(heed::gemm_naive, ta, tb, s, x, 2);
-        double loops = gflops(gemm_loops, ta, tb, s, x, 5);
-        double small = gflops(heed::gemm_small, ta, tb, s, x, 5);
-        double packed = gflops(heed::gemm_packed, ta, tb, s, x, 5);
-        double fast = gflops(heed::gemm, ta, tb, s, x, 5);
+        std::vector<double> g = gflops({heed::gemm_naive, gemm_loops, heed::gemm_small, heed::gemm_packed, heed::gemm},
+                                       ta, tb, s, x, 7);
+        double naive = g[0], loops = g[1], small = g[2], packed = g[3], fast = g[4];
         std::printf("%-22s %-16s %-8s %7.1f %7.1f %7.1f %7.1f %7.1f %7.1fx\n", s.what, dims, kForms[f], naive, loops,
                     small, packed, fast, fast / loops);
         // The last result of gemm is still right.
@@ -151,9 +157,8 @@ TEST_SUITE("bench_gemm") {
           for (int64_t K : depths) {
             Shape s{"", 1, M, N, K};
             Operands x(gen, s);
-            double small = gflops(heed::gemm_small, ta, tb, s, x, 3, 2e6);
-            double packed = gflops(heed::gemm_packed, ta, tb, s, x, 3, 2e6);
-            ratios.push_back(small / packed);
+            std::vector<double> g = gflops({heed::gemm_small, heed::gemm_packed}, ta, tb, s, x, 3, 2e6);
+            ratios.push_back(g[0] / g[1]);
           }
           std::sort(ratios.begin(), ratios.end());
           std::printf("%6.2f", (ratios[1] + ratios[2]) / 2);
