@@ -10,9 +10,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <vector>
 
 #include "tensor/gemm.h"
@@ -77,12 +77,12 @@ struct Operands {
 };
 
 // GFLOP/s of each kernel on one shape and form: the best of `rounds` timed runs, each of about
-// `flops_per_run` floating-point operations. The kernels take turns within each round, so that a
-// busy spell on the shared machine slows them all alike; the best figure is the one least
-// disturbed. gemm_naive, slow, only runs in the first two rounds.
+// `flops_per_run` floating-point operations. Timed in CPU time (std::clock), not wall time, so
+// that the time the process spends waiting for a core on a shared machine does not count. The
+// kernels take turns within each round, so that a busy spell slows them all alike; the best
+// figure is the least disturbed. gemm_naive, slow, only runs in the first two rounds.
 std::vector<double> gflops(const std::vector<Kernel>& kernels, bool ta, bool tb, const Shape& s, Operands& x,
                            int rounds, double flops_per_run = 2e7) {
-  using clock = std::chrono::steady_clock;
   double flops = 2.0 * s.batch * s.M * s.N * s.K;
   int64_t calls = std::max<int64_t>(1, static_cast<int64_t>(flops_per_run / flops));
   std::vector<double> best(kernels.size(), 0);
@@ -91,10 +91,10 @@ std::vector<double> gflops(const std::vector<Kernel>& kernels, bool ta, bool tb,
     for (size_t i = 0; i < kernels.size(); ++i) {
       if (kernels[i] == heed::gemm_naive && r >= 2) continue;
       int64_t n = kernels[i] == heed::gemm_naive ? 1 : calls;
-      auto t0 = clock::now();
+      std::clock_t t0 = std::clock();
       for (int64_t c = 0; c < n; ++c) x.run(kernels[i], ta, tb, s);
-      std::chrono::duration<double> dt = clock::now() - t0;
-      best[i] = std::max(best[i], flops * n / dt.count() * 1e-9);
+      double seconds = static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC;
+      best[i] = std::max(best[i], flops * n / std::max(seconds, 1e-7) * 1e-9);
     }
   return best;
 }
