@@ -154,13 +154,14 @@ void pack(const real* src, int64_t line_stride, int64_t k_stride, int64_t lines,
 // what is there when add. m < kMr or n < kNr only on the edges of C.
 void micro_kernel(int64_t kc, const real* a, const real* b, real* c, int64_t ldc, int64_t m, int64_t n,
                   bool add) {
-  Vec acc[kMr][2];  // the tile of C: row r is acc[r][0] (columns 0-3) and acc[r][1] (4-7)
+  Vec acc[kMr][2];  // the tile of C: row r is acc[r][0] (columns 0 to kLanes-1) and acc[r][1]
 #pragma GCC unroll 6
   for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = Vec{};  // not `= {}`: GCC clears that in memory
+  // Step k adds the outer product of column k of the A panel and row k of the B panel.
   for (int64_t k = 0; k < kc; ++k, a += kMr, b += kNr) {
     Vec b0 = load(b), b1 = load(b + kLanes);  // row k of the B panel
 #pragma GCC unroll 6
-    for (int r = 0; r < kMr; ++r) {  // a[r] is broadcast to all lanes: one rank-1 update
+    for (int r = 0; r < kMr; ++r) {  // a[r], broadcast to all lanes, times that row
       acc[r][0] = fmadd(splat(a[r]), b0, acc[r][0]);
       acc[r][1] = fmadd(splat(a[r]), b1, acc[r][1]);
     }
