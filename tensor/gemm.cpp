@@ -1,5 +1,29 @@
+// The matrix-product kernel, built the way GotoBLAS and BLIS build theirs:
+//
+//   for each NC-wide column block of B                    (kept in L3)
+//     for each KC-deep slice of the inner dimension
+//       pack op(B)[KC, NC] into thin kNr-wide panels      (one panel sits in L1)
+//       for each MC-tall row block of A
+//         pack op(A)[MC, KC] into thin kMr-tall panels    (the block sits in L2)
+//         for every kMr x kNr tile of C: the micro-kernel, kMr*kNr accumulators in registers
+//
+// Packing copies each block once into the exact order the micro-kernel reads it, so the kernel
+// streams through contiguous memory whatever the transposition, and every loaded value of A and B
+// is reused kNr and kMr times from registers. Edges are padded with zeros in the packed panels,
+// so the kernel always computes a full tile; only the write-back to C looks at the edge.
+// Thin products skip all this (see gemm_small): there the copying would cost more than it saves.
+//
+// Results depend only on the shapes and the data, never on alignment or timing: bit-identical
+// from call to call. The order of summation differs from gemm_naive, hence tests with a tolerance.
 #include "tensor/gemm.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <immintrin.h>
+#include <memory>
+#include <new>
+#include <utility>
 #include <vector>
 
 namespace heed {
@@ -15,38 +39,354 @@ void gemm_naive(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, con
     }
 }
 
-// Loop orders that keep the innermost loop on contiguous memory in each form.
-void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B, real* C,
-          bool accumulate) {
-  if (!accumulate)
-    for (int64_t i = 0; i < M * N; ++i) C[i] = 0;
-  if (trans_b) {
-    // C[i, j] += sum_k op(A)[i, k] B[j, k]: a dot product of two contiguous rows.
-    std::vector<real> row(K);
-    for (int64_t i = 0; i < M; ++i) {
-      const real* a = A + i * K;
-      if (trans_a) {
-        for (int64_t k = 0; k < K; ++k) row[k] = A[k * M + i];
-        a = row.data();
-      }
-      for (int64_t j = 0; j < N; ++j) {
-        const real* b = B + j * K;
-        real s = 0;
-        for (int64_t k = 0; k < K; ++k) s += a[k] * b[k];
-        C[i * N + j] += s;
-      }
+namespace {
+
+// One SIMD register: 32 bytes, the width of an AVX2 ymm register, so 4 doubles (or 8 floats);
+// 16 bytes (an SSE xmm register) when the build does not enable AVX. GCC's vector extension gives
+// it +, * and [] lane by lane.
+#ifdef __AVX__
+constexpr int kVectorBytes = 32;
+#else
+constexpr int kVectorBytes = 16;
+#endif
+typedef real Vec __attribute__((vector_size(kVectorBytes)));
+constexpr int kLanes = kVectorBytes / sizeof(real);
+
+// The register tile: kMr rows by kNr columns of C, i.e. 6 x 8 doubles = 12 ymm accumulators,
+// plus 2 registers for a row of B and 1 for a broadcast value of A: 15 of AVX2's 16 registers.
+// Each step of k loads 2 vectors and 6 scalars and does 12 FMAs; 12 independent accumulators
+// also cover the FMA latency (4 cycles x 2 FMA pipes = 8 in flight).
+constexpr int kMr = 6;
+constexpr int kNr = 2 * kLanes;
+
+// The cache blocks, in elements, for AMD EPYC Zen 4/5 (48 KB L1d, 1 MB L2 per core), checked with
+// the bench_gemm suite (tests/gemm_bench_test.cpp):
+// - kKc: a kKc x kNr panel of B (16 KB in double) and a kKc x kMr panel of A (12 KB) fit in L1
+//   together. 256 is also the largest inner size of the models (H), so K is rarely split.
+// - kMc: the packed kMc x kKc block of A (96 x 256 doubles = 192 KB) stays in L2, next to the
+//   B panels streaming through, while the kernel sweeps across the B panels.
+// - kNc: the packed kKc x kNc block of B (256 x 3072 doubles = 6 MB) lives in L3.
+constexpr int64_t kKc = 256 * 8 / sizeof(real);
+constexpr int64_t kMc = 96;
+constexpr int64_t kNc = 3072;
+static_assert(kMc % kMr == 0 && kNc % kNr == 0);
+
+Vec load(const real* p) {
+  Vec v;
+  std::memcpy(&v, p, sizeof v);  // an unaligned vector load (vmovupd), with no aliasing worries
+  return v;
+}
+
+void store(real* p, Vec v) { std::memcpy(p, &v, sizeof v); }
+
+Vec splat(real x) { return x - Vec{}; }  // x in every lane (vbroadcastsd; x - 0 is exactly x)
+
+// acc + x * y, lane by lane, as one fused multiply-add (vfmadd231pd: one rounding, not two) where
+// the instruction set has it. Written out rather than left to the compiler's contraction of
+// `acc += x * y`, which it may or may not apply from one loop to the next. (A template only so
+// that the branch for the other precision is never compiled.)
+template <class V>
+V fmadd(V x, V y, V acc) {
+#if defined(__FMA__) && defined(__AVX__)
+  if constexpr (sizeof(x[0]) == 8)
+    return _mm256_fmadd_pd(x, y, acc);
+  else
+    return _mm256_fmadd_ps(x, y, acc);
+#else
+  return acc + x * y;
+#endif
+}
+
+// A growable scratch buffer, aligned to a cache line; one per thread, so that in the steady state
+// a call allocates nothing.
+class Scratch {
+ public:
+  real* get(int64_t n) {
+    if (n > capacity_) {
+      size_t bytes = (static_cast<size_t>(n) * sizeof(real) + 63) / 64 * 64;
+      data_.reset(static_cast<real*>(std::aligned_alloc(64, bytes)));
+      if (!data_) throw std::bad_alloc();
+      capacity_ = n;
+    }
+    return data_.get();
+  }
+
+ private:
+  struct Free {
+    void operator()(real* p) const { std::free(p); }
+  };
+  std::unique_ptr<real, Free> data_;
+  int64_t capacity_ = 0;
+};
+
+// A matrix as a strided view: element (r, c) is p[r * rs + c * cs]. op(A) and op(B) of every
+// transposition form are such views, so the packing routines below handle all four forms.
+struct View {
+  const real* p;
+  int64_t rs, cs;
+  const real* at(int64_t r, int64_t c) const { return p + r * rs + c * cs; }
+};
+
+// Packing copies `lines` lines of a matrix, kc values deep, into panels of W lines: step k of a
+// panel holds value k of each of its W lines, one after another -- exactly the order in which
+// the micro-kernel reads them. Line r, value k is at src[r * line_stride + k * k_stride]. Lines
+// past the last are zero, so the last panel is a full one too.
+// For A the lines are rows of op(A) (W = kMr); for B they are columns of op(B) (W = kNr).
+template <int W>
+void pack(const real* src, int64_t line_stride, int64_t k_stride, int64_t lines, int64_t kc, real* dst) {
+  for (int64_t l = 0; l < lines; l += W, src += W * line_stride) {
+    int64_t w = std::min<int64_t>(W, lines - l);
+    if (w == W && line_stride == 1) {  // the W values of each step are contiguous: one copy
+      for (int64_t k = 0; k < kc; ++k, dst += W) std::memcpy(dst, src + k * k_stride, W * sizeof(real));
+    } else if (w == W) {  // a gather, with the line loop unrolled
+      for (int64_t k = 0; k < kc; ++k, dst += W)
+#pragma GCC unroll 16
+        for (int r = 0; r < W; ++r) dst[r] = src[r * line_stride + k * k_stride];
+    } else {  // the last, partial panel
+      for (int64_t k = 0; k < kc; ++k, dst += W)
+        for (int r = 0; r < W; ++r) dst[r] = r < w ? src[r * line_stride + k * k_stride] : 0;
+    }
+  }
+}
+
+// The micro-kernel: the kMr x kNr tile  a-panel (kc x kMr) ^T  x  b-panel (kc x kNr), summed in
+// registers, then written to the m x n corner of C at c (rows ldc apart): stored, or added to
+// what is there when add. m < kMr or n < kNr only on the edges of C.
+void micro_kernel(int64_t kc, const real* a, const real* b, real* c, int64_t ldc, int64_t m, int64_t n,
+                  bool add) {
+  Vec acc[kMr][2];  // the tile of C: row r is acc[r][0] (columns 0 to kLanes-1) and acc[r][1]
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = Vec{};  // not `= {}`: GCC clears that in memory
+  // Step k adds the outer product of column k of the A panel and row k of the B panel.
+  for (int64_t k = 0; k < kc; ++k, a += kMr, b += kNr) {
+    Vec b0 = load(b), b1 = load(b + kLanes);  // row k of the B panel
+#pragma GCC unroll 6
+    for (int r = 0; r < kMr; ++r) {  // a[r], broadcast to all lanes, times that row
+      acc[r][0] = fmadd(splat(a[r]), b0, acc[r][0]);
+      acc[r][1] = fmadd(splat(a[r]), b1, acc[r][1]);
+    }
+  }
+  if (m == kMr && n == kNr) {  // a full tile: straight into C
+#pragma GCC unroll 6
+    for (int r = 0; r < kMr; ++r) {
+      real* row = c + r * ldc;
+      store(row, add ? load(row) + acc[r][0] : acc[r][0]);
+      store(row + kLanes, add ? load(row + kLanes) + acc[r][1] : acc[r][1]);
     }
     return;
   }
-  // C[i, :] += op(A)[i, k] * B[k, :], the inner loop over a contiguous row of B and C.
-  for (int64_t i = 0; i < M; ++i) {
-    real* c = C + i * N;
-    for (int64_t k = 0; k < K; ++k) {
-      real a = trans_a ? A[k * M + i] : A[i * K + k];
-      const real* b = B + k * N;
-      for (int64_t j = 0; j < N; ++j) c[j] += a * b[j];
+  real tile[kMr][kNr];  // an edge tile: through memory, then only the m x n part that exists
+  for (int r = 0; r < kMr; ++r) {
+    store(tile[r], acc[r][0]);
+    store(tile[r] + kLanes, acc[r][1]);
+  }
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t j = 0; j < n; ++j) c[r * ldc + j] = add ? c[r * ldc + j] + tile[r][j] : tile[r][j];
+}
+
+// The blocked product C (+)= a b for views a (M x K) and b (K x N), C row-major [M, N].
+void gemm_blocked(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool accumulate) {
+  thread_local Scratch a_buffer, b_buffer;
+  for (int64_t jc = 0; jc < N; jc += kNc) {
+    int64_t nc = std::min(kNc, N - jc);
+    for (int64_t pc = 0; pc < K; pc += kKc) {
+      int64_t kc = std::min(kKc, K - pc);
+      real* bp = b_buffer.get((nc + kNr - 1) / kNr * kNr * kc);  // (nc/kNr panels, kc, kNr)
+      pack<kNr>(b.at(pc, jc), b.cs, b.rs, nc, kc, bp);
+      bool add = accumulate || pc > 0;  // later slices of K add to the earlier ones
+      for (int64_t ic = 0; ic < M; ic += kMc) {
+        int64_t mc = std::min(kMc, M - ic);
+        real* ap = a_buffer.get((mc + kMr - 1) / kMr * kMr * kc);  // (mc/kMr panels, kc, kMr)
+        pack<kMr>(a.at(ic, pc), a.rs, a.cs, mc, kc, ap);
+        for (int64_t jr = 0; jr < nc; jr += kNr)  // one B panel stays in L1 ...
+          for (int64_t ir = 0; ir < mc; ir += kMr)  // ... while the A panels stream from L2
+            micro_kernel(kc, ap + ir * kc, bp + jr * kc, C + (ic + ir) * N + jc + jr, N,
+                         std::min<int64_t>(kMr, mc - ir), std::min<int64_t>(kNr, nc - jr), add);
+      }
     }
   }
+}
+
+// ---- The small path: no packing, straight from A and B, still in vector registers.
+//
+// Without packed panels there is no zero padding to run into, so these tiles pad by overlap:
+// a tile that would run past the last row or column of C recomputes rows or columns it already
+// has (with the same operations in the same order, so with bit-identical values) and stores them
+// once more, or not at all. The extra FMAs are nearly free: these loops wait on FMA latency (4
+// cycles), not on FMA throughput. Products thinner than the tiles take gemm_small, so here the
+// register blocks are smaller than in the micro-kernel: 2 rows x 4 vectors, or 1 row x 8 columns.
+
+real sum_lanes(Vec v) {
+  real s = 0;
+  for (int l = 0; l < kLanes; ++l) s += v[l];
+  return s;
+}
+
+// Row form, for op(B) with contiguous rows (b.cs == 1). For rows i0 and i1 of C and its n
+// columns from j, n in ((V-1) kLanes, V kLanes] and n >= kLanes:
+//   C[i, j:j+n] = sum_k op(A)(i, k) op(B)(k, j:j+n),
+// the 2 x V vectors of C held in registers over all of k. When n is not a multiple of kLanes,
+// the last vector starts at j + n - kLanes, overlapping the one before it. For a single row
+// (i1 < 0), the second set of accumulators takes the odd k instead, so that there are still
+// 2 x V independent chains of FMAs to keep the FMA units busy.
+template <int V>
+void row_tile(View a, View b, int64_t i0, int64_t i1, int64_t j, int64_t n, int64_t K, real* C, int64_t ldc,
+              bool add) {
+  int64_t start[V];  // where each vector begins, from column j
+  for (int v = 0; v < V; ++v) start[v] = std::min<int64_t>(v * kLanes, n - kLanes);
+  Vec acc0[V], acc1[V];
+#pragma GCC unroll 5
+  for (int v = 0; v < V; ++v) acc0[v] = acc1[v] = Vec{};  // (see micro_kernel)
+  if (i1 >= 0) {
+    for (int64_t k = 0; k < K; ++k) {  // acc0: row i0, acc1: row i1
+      Vec x0 = splat(*a.at(i0, k)), x1 = splat(*a.at(i1, k));
+      const real* row = b.at(k, j);
+#pragma GCC unroll 5
+      for (int v = 0; v < V; ++v) {
+        Vec y = load(row + start[v]);
+        acc0[v] = fmadd(x0, y, acc0[v]);
+        acc1[v] = fmadd(x1, y, acc1[v]);
+      }
+    }
+  } else {
+    int64_t k = 0;
+    for (; k + 1 < K; k += 2) {  // acc0: even k, acc1: odd k, then their sum
+      Vec x0 = splat(*a.at(i0, k)), x1 = splat(*a.at(i0, k + 1));
+      const real* row0 = b.at(k, j);
+      const real* row1 = b.at(k + 1, j);
+#pragma GCC unroll 5
+      for (int v = 0; v < V; ++v) {
+        acc0[v] = fmadd(x0, load(row0 + start[v]), acc0[v]);
+        acc1[v] = fmadd(x1, load(row1 + start[v]), acc1[v]);
+      }
+    }
+    if (k < K) {  // K odd: the last k
+      Vec x0 = splat(*a.at(i0, k));
+      for (int v = 0; v < V; ++v) acc0[v] = fmadd(x0, load(b.at(k, j) + start[v]), acc0[v]);
+    }
+#pragma GCC unroll 5
+    for (int v = 0; v < V; ++v) acc0[v] += acc1[v];
+  }
+  // All loads of C before any store, so that overlapping vectors store equal values.
+  real* c0 = C + i0 * ldc + j;
+  real* c1 = C + std::max(i1, i0) * ldc + j;
+  if (add)
+#pragma GCC unroll 5
+    for (int v = 0; v < V; ++v) {
+      acc0[v] += load(c0 + start[v]);
+      acc1[v] += load(c1 + start[v]);
+    }
+#pragma GCC unroll 5
+  for (int v = 0; v < V; ++v) {
+    if (i1 >= 0) store(c1 + start[v], acc1[v]);
+    store(c0 + start[v], acc0[v]);
+  }
+}
+
+void small_rows(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool accumulate) {
+  constexpr int64_t kW = 4 * kLanes;  // columns per full tile
+  for (int64_t i = 0; i < M; i += 2) {
+    int64_t i1 = i + 1 < M ? i + 1 : -1;
+    int64_t j = 0;
+    for (; N - j >= kW + kLanes; j += kW) row_tile<4>(a, b, i, i1, j, kW, K, C, N, accumulate);
+    switch ((N - j + kLanes - 1) / kLanes) {  // the rest: kLanes to kW + kLanes - 1 columns
+      case 1: row_tile<1>(a, b, i, i1, j, N - j, K, C, N, accumulate); break;
+      case 2: row_tile<2>(a, b, i, i1, j, N - j, K, C, N, accumulate); break;
+      case 3: row_tile<3>(a, b, i, i1, j, N - j, K, C, N, accumulate); break;
+      case 4: row_tile<4>(a, b, i, i1, j, N - j, K, C, N, accumulate); break;
+      case 5: row_tile<5>(a, b, i, i1, j, N - j, K, C, N, accumulate); break;
+    }
+  }
+}
+
+// For C narrower than one vector (N < kLanes) with op(B) stored by rows: plain scalar loops.
+void small_narrow(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool accumulate) {
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      real s = 0;
+      for (int64_t k = 0; k < K; ++k) s += *a.at(i, k) * *b.at(k, j);
+      C[i * N + j] = accumulate ? C[i * N + j] + s : s;
+    }
+}
+
+// Dot form, for op(B) with contiguous columns (b.rs == 1) and x, row i of op(A), contiguous:
+// C[i, j + t] = x . op(B)(:, j + t) for kT columns from j at once, sharing each load of x.
+// Columns past N repeat the last one and are not stored.
+constexpr int kT = 8;
+
+void dot_tile(const real* x, View b, int64_t j, int64_t N, int64_t K, real* c, bool add) {
+  const real* col[kT];
+  Vec acc[kT];
+#pragma GCC unroll 8
+  for (int t = 0; t < kT; ++t) {
+    col[t] = b.at(0, std::min(j + t, N - 1));
+    acc[t] = Vec{};
+  }
+  int64_t k = 0;
+  for (; k + kLanes <= K; k += kLanes) {
+    Vec xv = load(x + k);
+#pragma GCC unroll 8
+    for (int t = 0; t < kT; ++t) acc[t] = fmadd(xv, load(col[t] + k), acc[t]);
+  }
+  for (int64_t t = 0; t < std::min<int64_t>(kT, N - j); ++t) {
+    real s = sum_lanes(acc[t]);
+    for (int64_t kk = k; kk < K; ++kk) s += x[kk] * col[t][kk];  // the last few k
+    c[j + t] = add ? c[j + t] + s : s;
+  }
+}
+
+void small_dots(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool accumulate) {
+  thread_local std::vector<real> row;  // row i of op(A), copied when it is not contiguous
+  for (int64_t i = 0; i < M; ++i) {
+    const real* x = a.at(i, 0);
+    if (a.cs != 1) {
+      row.resize(K);
+      for (int64_t k = 0; k < K; ++k) row[k] = *a.at(i, k);
+      x = row.data();
+    }
+    for (int64_t j = 0; j < N; j += kT) dot_tile(x, b, j, N, K, C + i * N, accumulate);
+  }
+}
+
+// op(A) (M x K) and op(B) (K x N) as strided views.
+View view_a(bool trans_a, int64_t M, int64_t K, const real* A) { return trans_a ? View{A, 1, M} : View{A, K, 1}; }
+View view_b(bool trans_b, int64_t K, int64_t N, const real* B) { return trans_b ? View{B, 1, K} : View{B, N, 1}; }
+
+}  // namespace
+
+void gemm_small(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
+                real* C, bool accumulate) {
+  View a = view_a(trans_a, M, K, A), b = view_b(trans_b, K, N, B);
+  if (N == 1 && M > 1) {  // C [M, 1] is also C^T [1, M] = op(B)^T op(A)^T: one long row instead
+    View at{a.p, a.cs, a.rs}, bt{b.p, b.cs, b.rs};
+    a = bt, b = at;
+    std::swap(M, N);
+  }
+  if (b.rs == 1 && (N == 1 || b.cs != 1))  // the columns of op(B) are contiguous ...
+    small_dots(a, b, M, N, K, C, accumulate);
+  else if (N >= kLanes)  // ... or else its rows are
+    small_rows(a, b, M, N, K, C, accumulate);
+  else
+    small_narrow(a, b, M, N, K, C, accumulate);
+}
+
+void gemm_packed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
+                 real* C, bool accumulate) {
+  if (K == 0 && !accumulate) std::fill(C, C + M * N, real(0));  // an empty sum
+  gemm_blocked(view_a(trans_a, M, K, A), view_b(trans_b, K, N, B), M, N, K, C, accumulate);
+}
+
+void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B, real* C,
+          bool accumulate) {
+  // Thin products take gemm_small: there a kMr x kNr tile would be mostly padding, and packing
+  // would cost as much as the product. Measured with the bench_gemm suite ("gemm_small against
+  // gemm_packed", a grid of M, N, K): gemm_small is faster, often several times, when M < kMr,
+  // N == 1 or kLanes <= N < kMr; gemm_packed is faster when N is 2 or 3 (where gemm_small has
+  // only scalar loops), and mostly once M and N reach kMr, however small the product (even at a
+  // few hundred multiply-adds) -- M = 8 is an exception: its second tile row is two thirds padding.
+  if (M < kMr || N == 1 || (N >= kLanes && N < kMr))
+    return gemm_small(trans_a, trans_b, M, N, K, A, B, C, accumulate);
+  gemm_packed(trans_a, trans_b, M, N, K, A, B, C, accumulate);
 }
 
 }  // namespace heed

@@ -1,7 +1,9 @@
-// The matrix-product kernel under matmul and every layer: C = op(A) op(B), or C += it.
-// op(A) is [M, K]: A is stored row-major as [M, K], or as [K, M] when trans_a.
-// op(B) is [K, N]: B is stored as [K, N], or as [N, K] when trans_b.
-// gemm_naive is the textbook triple loop, kept as the oracle the fast kernel is tested against.
+// The matrix-product kernel under matmul and every layer: C = op(A) op(B), or C += it (accumulate).
+// op(A) is [M, K], stored row-major as [M, K] or, when trans_a, [K, M]; op(B) is [K, N], stored as
+// [K, N] or, when trans_b, [N, K]. Any sizes, 0 included. REQUIRES: C does not overlap A or B.
+// gemm picks by shape between gemm_packed (packed, cache-blocked, register-tiled; see gemm.cpp) and
+// gemm_small (straight from A and B, for thin products); gemm_naive, the textbook loop, is their
+// test oracle. All agree up to rounding, and each gives bit-identical results from call to call.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,10 @@ namespace heed {
 
 void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B, real* C,
           bool accumulate);
+void gemm_packed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
+                 real* C, bool accumulate);
+void gemm_small(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
+                real* C, bool accumulate);
 void gemm_naive(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
                 real* C, bool accumulate);
 
