@@ -18,6 +18,7 @@
 #include "tensor/gemm.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <immintrin.h>
@@ -209,77 +210,74 @@ void gemm_blocked(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool
 
 // ---- The small path: no packing, straight from A and B, still in vector registers.
 //
+// Every path computes each element of C with the same operations in the same order: k runs in
+// slices of kKc; within a slice, an accumulator starts at zero and takes one fused multiply-add
+// per k, in ascending k; the slice's sum is then added to C (or stored, for the first slice when
+// not accumulating). So a row of C does not depend on how many other rows or columns the product
+// has, nor on which path computed it -- the property that keeps padding from changing a result
+// (a sequence alone or in a batch gives bit-identical outputs).
+//
 // Without packed panels there is no zero padding to run into, so these tiles pad by overlap:
-// a tile that would run past the last row or column of C recomputes rows or columns it already
-// has (with the same operations in the same order, so with bit-identical values) and stores them
-// once more, or not at all. The extra FMAs are nearly free: these loops wait on FMA latency (4
-// cycles), not on FMA throughput. Products thinner than the tiles take gemm_small, so here the
-// register blocks are smaller than in the micro-kernel: 2 rows x 4 vectors, or 1 row x 8 columns.
+// a tile that would run past the last column of C recomputes columns it already has (with the
+// same operations in the same order, so with bit-identical values) and stores them once more.
+// Products thinner than the micro-kernel's tile take this path, with 2 rows x up to 5 vectors.
 
-real sum_lanes(Vec v) {
-  real s = 0;
-  for (int l = 0; l < kLanes; ++l) s += v[l];
-  return s;
+real fmadd(real x, real y, real acc) {  // the scalar twin of the vector fmadd above
+#if defined(__FMA__) && defined(__AVX__)
+  return std::fma(x, y, acc);
+#else
+  return acc + x * y;
+#endif
 }
 
-// Row form, for op(B) with contiguous rows (b.cs == 1). For rows i0 and i1 of C and its n
-// columns from j, n in ((V-1) kLanes, V kLanes] and n >= kLanes:
-//   C[i, j:j+n] = sum_k op(A)(i, k) op(B)(k, j:j+n),
-// the 2 x V vectors of C held in registers over all of k. When n is not a multiple of kLanes,
-// the last vector starts at j + n - kLanes, overlapping the one before it. For a single row
-// (i1 < 0), the second set of accumulators takes the odd k instead, so that there are still
-// 2 x V independent chains of FMAs to keep the FMA units busy.
+// Row form, for op(B) with contiguous rows (b.cs == 1). For rows i0 and i1 of C (i1 < 0: only
+// i0) and its n columns from j, n in ((V-1) kLanes, V kLanes] and n >= kLanes:
+//   C[i, j:j+n] (+)= sum_k op(A)(i, k) op(B)(k, j:j+n),
+// the vectors of C held in registers over each slice of k. When n is not a multiple of kLanes,
+// the last vector starts at j + n - kLanes, overlapping the one before it.
 template <int V>
 void row_tile(View a, View b, int64_t i0, int64_t i1, int64_t j, int64_t n, int64_t K, real* C, int64_t ldc,
-              bool add) {
+              bool accumulate) {
   int64_t start[V];  // where each vector begins, from column j
   for (int v = 0; v < V; ++v) start[v] = std::min<int64_t>(v * kLanes, n - kLanes);
-  Vec acc0[V], acc1[V];
-#pragma GCC unroll 5
-  for (int v = 0; v < V; ++v) acc0[v] = acc1[v] = Vec{};  // (see micro_kernel)
-  if (i1 >= 0) {
-    for (int64_t k = 0; k < K; ++k) {  // acc0: row i0, acc1: row i1
-      Vec x0 = splat(*a.at(i0, k)), x1 = splat(*a.at(i1, k));
-      const real* row = b.at(k, j);
-#pragma GCC unroll 5
-      for (int v = 0; v < V; ++v) {
-        Vec y = load(row + start[v]);
-        acc0[v] = fmadd(x0, y, acc0[v]);
-        acc1[v] = fmadd(x1, y, acc1[v]);
-      }
-    }
-  } else {
-    int64_t k = 0;
-    for (; k + 1 < K; k += 2) {  // acc0: even k, acc1: odd k, then their sum
-      Vec x0 = splat(*a.at(i0, k)), x1 = splat(*a.at(i0, k + 1));
-      const real* row0 = b.at(k, j);
-      const real* row1 = b.at(k + 1, j);
-#pragma GCC unroll 5
-      for (int v = 0; v < V; ++v) {
-        acc0[v] = fmadd(x0, load(row0 + start[v]), acc0[v]);
-        acc1[v] = fmadd(x1, load(row1 + start[v]), acc1[v]);
-      }
-    }
-    if (k < K) {  // K odd: the last k
-      Vec x0 = splat(*a.at(i0, k));
-      for (int v = 0; v < V; ++v) acc0[v] = fmadd(x0, load(b.at(k, j) + start[v]), acc0[v]);
-    }
-#pragma GCC unroll 5
-    for (int v = 0; v < V; ++v) acc0[v] += acc1[v];
-  }
-  // All loads of C before any store, so that overlapping vectors store equal values.
   real* c0 = C + i0 * ldc + j;
   real* c1 = C + std::max(i1, i0) * ldc + j;
-  if (add)
+  for (int64_t pc = 0; pc < K || pc == 0; pc += kKc) {
+    int64_t end = std::min(K, pc + kKc);
+    Vec acc0[V], acc1[V];
+#pragma GCC unroll 5
+    for (int v = 0; v < V; ++v) acc0[v] = acc1[v] = Vec{};  // (see micro_kernel)
+    if (i1 >= 0) {
+      for (int64_t k = pc; k < end; ++k) {  // acc0: row i0, acc1: row i1
+        Vec x0 = splat(*a.at(i0, k)), x1 = splat(*a.at(i1, k));
+        const real* row = b.at(k, j);
+#pragma GCC unroll 5
+        for (int v = 0; v < V; ++v) {
+          Vec y = load(row + start[v]);
+          acc0[v] = fmadd(x0, y, acc0[v]);
+          acc1[v] = fmadd(x1, y, acc1[v]);
+        }
+      }
+    } else {
+      for (int64_t k = pc; k < end; ++k) {
+        Vec x0 = splat(*a.at(i0, k));
+        const real* row = b.at(k, j);
+#pragma GCC unroll 5
+        for (int v = 0; v < V; ++v) acc0[v] = fmadd(x0, load(row + start[v]), acc0[v]);
+      }
+    }
+    // All loads of C before any store, so that overlapping vectors store equal values.
+    if (accumulate || pc > 0)
+#pragma GCC unroll 5
+      for (int v = 0; v < V; ++v) {
+        acc0[v] = load(c0 + start[v]) + acc0[v];
+        acc1[v] = load(c1 + start[v]) + acc1[v];
+      }
 #pragma GCC unroll 5
     for (int v = 0; v < V; ++v) {
-      acc0[v] += load(c0 + start[v]);
-      acc1[v] += load(c1 + start[v]);
+      if (i1 >= 0) store(c1 + start[v], acc1[v]);
+      store(c0 + start[v], acc0[v]);
     }
-#pragma GCC unroll 5
-  for (int v = 0; v < V; ++v) {
-    if (i1 >= 0) store(c1 + start[v], acc1[v]);
-    store(c0 + start[v], acc0[v]);
   }
 }
 
@@ -299,53 +297,18 @@ void small_rows(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool a
   }
 }
 
-// For C narrower than one vector (N < kLanes) with op(B) stored by rows: plain scalar loops.
+// For C narrower than one vector (N < kLanes), any layout: scalar loops, the same order.
 void small_narrow(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool accumulate) {
   for (int64_t i = 0; i < M; ++i)
     for (int64_t j = 0; j < N; ++j) {
-      real s = 0;
-      for (int64_t k = 0; k < K; ++k) s += *a.at(i, k) * *b.at(k, j);
-      C[i * N + j] = accumulate ? C[i * N + j] + s : s;
+      real c = accumulate ? C[i * N + j] : 0;
+      for (int64_t pc = 0; pc < K || pc == 0; pc += kKc) {
+        real s = 0;
+        for (int64_t k = pc; k < std::min(K, pc + kKc); ++k) s = fmadd(*a.at(i, k), *b.at(k, j), s);
+        c = accumulate || pc > 0 ? c + s : s;
+      }
+      C[i * N + j] = c;
     }
-}
-
-// Dot form, for op(B) with contiguous columns (b.rs == 1) and x, row i of op(A), contiguous:
-// C[i, j + t] = x . op(B)(:, j + t) for kT columns from j at once, sharing each load of x.
-// Columns past N repeat the last one and are not stored.
-constexpr int kT = 8;
-
-void dot_tile(const real* x, View b, int64_t j, int64_t N, int64_t K, real* c, bool add) {
-  const real* col[kT];
-  Vec acc[kT];
-#pragma GCC unroll 8
-  for (int t = 0; t < kT; ++t) {
-    col[t] = b.at(0, std::min(j + t, N - 1));
-    acc[t] = Vec{};
-  }
-  int64_t k = 0;
-  for (; k + kLanes <= K; k += kLanes) {
-    Vec xv = load(x + k);
-#pragma GCC unroll 8
-    for (int t = 0; t < kT; ++t) acc[t] = fmadd(xv, load(col[t] + k), acc[t]);
-  }
-  for (int64_t t = 0; t < std::min<int64_t>(kT, N - j); ++t) {
-    real s = sum_lanes(acc[t]);
-    for (int64_t kk = k; kk < K; ++kk) s += x[kk] * col[t][kk];  // the last few k
-    c[j + t] = add ? c[j + t] + s : s;
-  }
-}
-
-void small_dots(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool accumulate) {
-  thread_local std::vector<real> row;  // row i of op(A), copied when it is not contiguous
-  for (int64_t i = 0; i < M; ++i) {
-    const real* x = a.at(i, 0);
-    if (a.cs != 1) {
-      row.resize(K);
-      for (int64_t k = 0; k < K; ++k) row[k] = *a.at(i, k);
-      x = row.data();
-    }
-    for (int64_t j = 0; j < N; j += kT) dot_tile(x, b, j, N, K, C + i * N, accumulate);
-  }
 }
 
 // op(A) (M x K) and op(B) (K x N) as strided views.
@@ -357,17 +320,12 @@ View view_b(bool trans_b, int64_t K, int64_t N, const real* B) { return trans_b 
 void gemm_small(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
                 real* C, bool accumulate) {
   View a = view_a(trans_a, M, K, A), b = view_b(trans_b, K, N, B);
-  if (N == 1 && M > 1) {  // C [M, 1] is also C^T [1, M] = op(B)^T op(A)^T: one long row instead
-    View at{a.p, a.cs, a.rs}, bt{b.p, b.cs, b.rs};
-    a = bt, b = at;
-    std::swap(M, N);
-  }
-  if (b.rs == 1 && (N == 1 || b.cs != 1))  // the columns of op(B) are contiguous ...
-    small_dots(a, b, M, N, K, C, accumulate);
-  else if (N >= kLanes)  // ... or else its rows are
+  if (N < kLanes)
+    small_narrow(a, b, M, N, K, C, accumulate);
+  else if (b.cs == 1)  // the rows of op(B) are contiguous
     small_rows(a, b, M, N, K, C, accumulate);
   else
-    small_narrow(a, b, M, N, K, C, accumulate);
+    gemm_packed(trans_a, trans_b, M, N, K, A, B, C, accumulate);  // packing gathers B's columns
 }
 
 void gemm_packed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
@@ -381,10 +339,10 @@ void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const rea
   // Thin products take gemm_small: there a kMr x kNr tile would be mostly padding, and packing
   // would cost as much as the product. Measured with the bench_gemm suite ("gemm_small against
   // gemm_packed", a grid of M, N, K): gemm_small is faster, often several times, when M < kMr,
-  // N == 1 or kLanes <= N < kMr; gemm_packed is faster when N is 2 or 3 (where gemm_small has
-  // only scalar loops), and mostly once M and N reach kMr, however small the product (even at a
-  // few hundred multiply-adds) -- M = 8 is an exception: its second tile row is two thirds padding.
-  if (M < kMr || N == 1 || (N >= kLanes && N < kMr))
+  // N == 1 or kLanes <= N < kMr, as long as op(B) has contiguous rows (A B and A^T B); A B^T
+  // goes to the packed kernel, whose packing gathers B's columns. Both compute every element
+  // the same way (see the small path above), so the choice never changes a bit of the result.
+  if ((M < kMr || N < kMr) && (!trans_b || N < kLanes))
     return gemm_small(trans_a, trans_b, M, N, K, A, B, C, accumulate);
   gemm_packed(trans_a, trans_b, M, N, K, A, B, C, accumulate);
 }
