@@ -3,10 +3,12 @@
 #include <cstdio>
 #include <string>
 
+#include "models/beam.h"
 #include "models/train.h"
 #include "nn/json.h"
 #include "tools/common.h"
 #include "viz/heatmap.h"
+#include "viz/html.h"
 #include "viz/svg.h"
 
 namespace heed {
@@ -28,12 +30,18 @@ const char* kEvalHelp =
 const char* kPredictHelp =
     "usage: heed predict --load FILE [flags] \"SOURCE TOKENS\"\n"
     "\n"
-    "Decodes one source greedily until <eos> and shows where the model looked: one row per output\n"
-    "token, one column per source token, darker = more attention.\n"
+    "Decodes one source until <eos> (greedily, or by beam search) and shows where the model looked:\n"
+    "one row per output token, one column per source token, darker = more attention.\n"
     "\n"
     "  --load FILE   a model saved by heed train --save\n"
+    "  --beam K      beam search keeping the K most probable prefixes (1-100; 1, the default, is\n"
+    "                greedy). Shows the hypothesis of best score = log_prob / tokens (<eos> counted)\n"
+    "                and, for K > 1, lists all K best first\n"
     "  --svg FILE    also write the attention heatmap as an SVG picture\n"
-    "  --json        end stdout with one JSON object: source, output, attention, log_prob\n";
+    "  --html FILE   also write an attention explorer: one self-contained HTML page that works\n"
+    "                offline; hover an output token to see the source tokens it attended to\n"
+    "  --json        end stdout with one JSON object: source, output, attention, log_prob (and\n"
+    "                score, with --beam)\n";
 
 }  // namespace
 
@@ -64,56 +72,67 @@ int cmd_eval(const std::vector<std::string>& argv) {
 }
 
 int cmd_predict(const std::vector<std::string>& argv) {
-  Args a("predict", argv, {"--load", "--svg"}, {"--json", "--help"}, 1);
+  Args a("predict", argv, {"--load", "--svg", "--html", "--beam"}, {"--json", "--help"}, 1);
   if (a.has("--help")) {
     std::fputs(kPredictHelp, stdout);
     return 0;
   }
   if (!a.has("--load")) throw a.error("--load FILE is required");
   if (a.positional().empty()) throw a.error("give the source tokens, e.g. heed predict --load m.safetensors \"3 1 4 1 5\"");
+  const int64_t beam = a.integer("--beam", 1, 1, 100);
   LoadedModel m = load_model(a.text("--load", ""));
   const Vocab& sv = m.task->src_vocab();
   const Vocab& tv = m.task->tgt_vocab();
-  Example ex;
+  const std::string& model_name = m.model->config().model;
+  if (model_name == "plain" && a.has("--svg")) throw a.error("--svg: the plain model has no attention to draw");
+  if (model_name == "plain" && a.has("--html")) throw a.error("--html: the plain model has no attention to explore");
+  std::vector<int64_t> src;
   try {
-    ex.src = sv.encode(a.positional()[0]);
+    src = sv.encode(a.positional()[0]);
   } catch (const Error& e) {
     throw a.error(e.what());
   }
-  for (int64_t id : ex.src)
+  for (int64_t id : src)
     if (id < Vocab::kNumSpecials) throw a.error("the source may not contain " + sv.token(id));
-  const int64_t S = static_cast<int64_t>(ex.src.size());
+  const int64_t S = static_cast<int64_t>(src.size());
   if (S > m.model->config().max_src_len)
     throw a.error("the source has " + std::to_string(S) + " tokens; this model reads at most " +
                   std::to_string(m.model->config().max_src_len));
-  ex.tgt = {};
-  Batch batch = make_batch({ex});
   const int64_t max_steps = 2 * S + 10;
-  Decoded d = m.model->greedy(batch, max_steps);
-  // Keep the tokens up to and including the first <eos>.
+  // Beam 1 is greedy decoding exactly (tests/ch11_beam_test.cpp), so one path serves both.
+  std::vector<Hypothesis> hyps = beam_search(*m.model, src, beam, max_steps);
+  const Hypothesis& best = hyps.front();
   std::vector<std::string> output, source;
-  std::vector<std::vector<real>> attention;
-  real log_prob = 0;
-  for (int64_t id : ex.src) source.push_back(sv.token(id));
-  for (int64_t t = 0; t < max_steps; ++t) {
-    output.push_back(tv.token(d.tokens[0][t]));
-    if (!d.attention.empty()) attention.push_back(d.attention[0][t]);
-    log_prob += d.token_log_prob[0][t];
-    if (d.tokens[0][t] == Vocab::kEos) break;
+  for (int64_t id : src) source.push_back(sv.token(id));
+  for (int64_t id : best.tokens) output.push_back(tv.token(id));
+  const std::vector<std::vector<real>>& attention = best.attention;
+  auto words = [&](const std::vector<int64_t>& ids) {
+    std::string text;
+    for (int64_t id : ids)
+      if (id != Vocab::kEos) text += (text.empty() ? "" : " ") + tv.token(id);
+    return text;
+  };
+  std::printf("source: %s\noutput: %s\n", a.positional()[0].c_str(), words(best.tokens).c_str());
+  if (beam > 1) {
+    std::printf("\nbeam %lld, best first (score = log_prob / tokens, <eos> counted):\n", static_cast<long long>(beam));
+    std::printf("rank     score   log_prob  output\n");
+    for (size_t i = 0; i < hyps.size(); ++i)
+      std::printf("%4zu  %8.4f  %9.4f  %s%s\n", i + 1, hyps[i].score, hyps[i].log_prob, tv.decode(hyps[i].tokens).c_str(),
+                  hyps[i].finished ? "" : "  (no <eos>)");
   }
-  std::string text;
-  for (size_t i = 0; i < output.size(); ++i)
-    if (output[i] != tv.token(Vocab::kEos)) text += (text.empty() ? "" : " ") + output[i];
-  std::printf("source: %s\noutput: %s\n", a.positional()[0].c_str(), text.c_str());
+  const std::string title = "attention of " + model_name;
   if (!attention.empty()) {
     std::printf("\n%s", terminal_heatmap(source, output, attention, stdout_is_terminal()).c_str());
     if (a.has("--svg")) {
-      write_text_file(a.text("--svg", ""), svg_heatmap(source, output, attention, "attention of " + m.model->config().model));
+      write_text_file(a.text("--svg", ""), svg_heatmap(source, output, attention, title));
       std::printf("wrote %s\n", a.text("--svg", "").c_str());
+    }
+    if (a.has("--html")) {
+      write_text_file(a.text("--html", ""), html_explorer(source, output, attention, title));
+      std::printf("wrote %s\n", a.text("--html", "").c_str());
     }
   } else {
     std::printf("(the plain model has no attention to show)\n");
-    if (a.has("--svg")) throw a.error("--svg: the plain model has no attention to draw");
   }
   if (a.has("--json")) {
     Json::Array src_j, out_j, att_j;
@@ -124,12 +143,12 @@ int cmd_predict(const std::vector<std::string>& argv) {
       for (real w : row) r.push_back(w);
       att_j.push_back(Json(r));
     }
-    std::printf("%s\n", Json::object({{"source", Json(src_j)},
-                                      {"output", Json(out_j)},
-                                      {"attention", Json(att_j)},
-                                      {"log_prob", log_prob}})
-                            .dump()
-                            .c_str());
+    Json j = Json::object({{"source", Json(src_j)},
+                           {"output", Json(out_j)},
+                           {"attention", Json(att_j)},
+                           {"log_prob", best.log_prob}});
+    if (a.has("--beam")) j.set("score", best.score);
+    std::printf("%s\n", j.dump().c_str());
   }
   return 0;
 }

@@ -1,0 +1,150 @@
+// heed predict --beam and --html, run as a user runs them (build/heed, from the repo root).
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "nn/json.h"
+#include "viz/svg.h"
+
+using namespace heed;
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+  Json json() const {  // the last line of stdout
+    std::string s = out;
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+    return parse_json(s.substr(s.rfind('\n') == std::string::npos ? 0 : s.rfind('\n') + 1));
+  }
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) ++n;
+  return n;
+}
+
+// A scratch directory with two tiny trained models (20 steps: enough for a checkpoint).
+class Scratch {
+ public:
+  Scratch() : dir_(std::filesystem::temp_directory_path() / ("heed-beam-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(dir_);
+  }
+  ~Scratch() { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  Run heed(const std::string& args) const {
+    std::string out = path("stdout"), err = path("stderr");
+    std::string cmd = "build/heed " + args + " >" + out + " 2>" + err + " </dev/null";
+    int raw = std::system(cmd.c_str());
+    Run r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  std::string train(const std::string& model) const {
+    std::string file = path(model + ".safetensors");
+    Run t = heed("train --task reverse --model " + model +
+                 " --min-len 3 --max-len 5 --embed 8 --hidden 12 --batch 8 --steps 20 --eval-samples 10 --save " + file);
+    INFO(t.err);
+    REQUIRE(t.status == 0);
+    return file;
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+std::vector<std::string> strings(const Json& array) {
+  std::vector<std::string> out;
+  for (const Json& j : array.as_array()) out.push_back(j.as_string());
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("ch11_translation") {
+  TEST_CASE("heed predict --beam: greedy by default, K hypotheses listed best first, score in --json") {
+    Scratch s;
+    std::string model = s.train("additive");
+    Run greedy = s.heed("predict --load " + model + " --json \"3 1 4 1 5\"");
+    Run beam1 = s.heed("predict --load " + model + " --beam 1 --json \"3 1 4 1 5\"");
+    Run beam4 = s.heed("predict --load " + model + " --beam 4 --json \"3 1 4 1 5\"");
+    INFO(greedy.err << beam1.err << beam4.err);
+    REQUIRE(greedy.status == 0);
+    REQUIRE(beam1.status == 0);
+    REQUIRE(beam4.status == 0);
+    Json g = greedy.json(), b1 = beam1.json(), b4 = beam4.json();
+    // The JSON keeps its shape; --beam adds the score.
+    CHECK(g.find("score") == nullptr);
+    CHECK(g.size() == 4);
+    CHECK(b4.size() == 5);
+    CHECK(strings(*b1.find("output")) == strings(*g.find("output")));
+    CHECK(b1.find("log_prob")->as_real() == g.find("log_prob")->as_real());
+    size_t outputs = b4.find("output")->as_array().size();
+    CHECK(b4.find("attention")->as_array().size() == outputs);
+    CHECK(b4.find("score")->as_real() == doctest::Approx(b4.find("log_prob")->as_real() / static_cast<real>(outputs)));
+    // Beam 1 prints no list; beam 4 lists four ranked hypotheses.
+    CHECK(beam1.out.find("best first") == std::string::npos);
+    CHECK(beam4.out.find("beam 4, best first") != std::string::npos);
+    for (const char* rank : {"\n   1  ", "\n   2  ", "\n   3  ", "\n   4  "})
+      CHECK_MESSAGE(beam4.out.find(rank) != std::string::npos, rank);
+    CHECK(beam4.out.find("\n   5  ") == std::string::npos);
+
+    for (const char* bad : {"--beam 0", "--beam 101", "--beam two"}) {
+      Run r = s.heed("predict --load " + model + " " + bad + " \"3 1 4\"");
+      INFO(bad << ": " << r.err);
+      CHECK(r.status == 2);
+      CHECK(r.err.find("--beam") != std::string::npos);
+      CHECK(count(r.err, "\n") == 1);
+    }
+    Run help = s.heed("predict --help");
+    CHECK(help.out.find("--beam K") != std::string::npos);
+    CHECK(help.out.find("--html FILE") != std::string::npos);
+  }
+
+  TEST_CASE("heed predict --html writes a self-contained explorer of the shown output") {
+    Scratch s;
+    std::string model = s.train("general");
+    std::string html_path = s.path("explorer.html");
+    Run r = s.heed("predict --load " + model + " --beam 3 --json --html " + html_path + " \"3 1 4 1 5\"");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("wrote " + html_path) != std::string::npos);
+    std::string html = slurp(html_path);
+    REQUIRE(!html.empty());
+    CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+    Json j = r.json();
+    std::vector<std::string> source = strings(*j.find("source")), output = strings(*j.find("output"));
+    for (const std::string& tok : source) CHECK_MESSAGE(html.find(">" + tok + "</span>") != std::string::npos, tok);
+    for (const std::string& tok : output)
+      CHECK_MESSAGE(html.find(">" + xml_escape(tok) + "</span>") != std::string::npos, tok);
+    CHECK(count(html, "<rect class=\"cell\"") == source.size() * output.size());
+    // No network: nothing loaded from elsewhere; the one URL is the SVG namespace name.
+    for (const char* external : {"https:", "<link", " src=", "@import", "@font-face"})
+      CHECK_MESSAGE(html.find(external) == std::string::npos, external);
+    CHECK(count(html, "http:") == 1);
+
+    // The plain model has no attention: an error, and no file.
+    std::string plain = s.train("plain");
+    std::string none = s.path("none.html");
+    Run p = s.heed("predict --load " + plain + " --html " + none + " \"3 1 4\"");
+    CHECK(p.status == 2);
+    CHECK(p.err.find("--html: the plain model has no attention") != std::string::npos);
+    CHECK(count(p.err, "\n") == 1);
+    CHECK(!std::filesystem::exists(none));
+  }
+}
