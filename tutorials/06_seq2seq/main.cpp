@@ -279,7 +279,8 @@ int run(bool quick) {
                 window_mean(r.accuracy, s, bud.every));
   std::printf("(loss and teacher-forced token accuracy: the mean over the %lld steps up to each row)\n",
               static_cast<long long>(bud.every));
-  std::printf("held-out, %lld sequences of lengths %lld..%lld:  copy exact %.3f token %.3f   reverse exact %.3f token %.3f\n\n",
+  std::printf("held-out (%lld sequences, lengths %lld..%lld): "
+              "copy exact %.3f token %.3f, reverse exact %.3f token %.3f\n\n",
               static_cast<long long>(c.held_out.n), static_cast<long long>(kMinLen), static_cast<long long>(kMaxLen),
               c.held_out.exact(), c.held_out.token(), r.held_out.exact(), r.held_out.token());
 
