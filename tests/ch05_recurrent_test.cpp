@@ -6,6 +6,7 @@
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
 #include "nn/encoder.h"
+#include "tests/chapter_check.h"
 #include "nn/rnn_cell.h"
 #include "tensor/random.h"
 
@@ -215,4 +216,8 @@ TEST_SUITE("ch05_recurrent") {
     CHECK_THROWS_WITH_AS(cell.step(Var(Tensor::zeros({2, 3})), {Var(Tensor::zeros({3, 4})), Var()}),
                          doctest::Contains("gru cell"), Error);
   }
+}
+
+TEST_SUITE("ch05_recurrent") {
+  TEST_CASE("chapter 05 shows what its program prints") { check_chapter("tutorials/05_recurrent_cells"); }
 }

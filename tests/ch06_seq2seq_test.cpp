@@ -13,6 +13,7 @@
 #include "models/train.h"
 #include "nn/checkpoint.h"
 #include "nn/loss.h"
+#include "tests/chapter_check.h"
 
 using namespace heed;
 
@@ -137,4 +138,10 @@ TEST_SUITE("ch06_seq2seq") {
       for (int64_t t = 0; t < batch.tgt_lengths[b] - 1; ++t) right += d.tokens[b][t] == batch.tgt_out[b * batch.tgt_len + t];
     CHECK(acc.tokens_right == right);
   }
+}
+
+TEST_SUITE("ch06_seq2seq") {
+  // The chapter's training run takes a minute: make check-chapters compares its output; this
+  // checks the code it quotes.
+  TEST_CASE("chapter 06 quotes the code it compiles") { check_chapter("tutorials/06_seq2seq"); }
 }
