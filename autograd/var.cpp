@@ -6,8 +6,10 @@
 namespace heed {
 
 namespace {
-int64_t g_live_nodes = 0;
-uint64_t g_next_sequence = 0;  // creation order of nodes, for backward()
+// Per thread, so that independent models can train on separate threads: a graph lives and
+// dies on the thread that built it.
+thread_local int64_t g_live_nodes = 0;
+thread_local uint64_t g_next_sequence = 0;  // creation order of nodes, for backward()
 thread_local bool g_grad_enabled = true;
 }  // namespace
 

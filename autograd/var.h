@@ -1,4 +1,5 @@
-// Var: a handle to a node of the computation graph. A node owns its value, its gradient,
+// Var: a handle to a node of the computation graph. Graphs are not shared between threads:
+// each thread builds, runs backward on and drops its own (models may train on separate threads). A node owns its value, its gradient,
 // the nodes it was computed from and a backward function. The backward function gets the
 // node itself as an argument, so it never captures its own output: edges point only towards
 // inputs and the graph has no reference cycles. Dropping the last Var of a graph frees it,
@@ -35,7 +36,7 @@ struct Node {
   void accumulate(const Tensor& g);
   void accumulate(Tensor&& g);
 
-  static int64_t live_count();  // nodes alive right now: the leak check
+  static int64_t live_count();  // nodes alive on this thread right now: the leak check
 };
 
 class Var {
