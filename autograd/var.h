@@ -1,9 +1,10 @@
-// Var: a handle to a node of the computation graph. Graphs are not shared between threads:
-// each thread builds, runs backward on and drops its own (models may train on separate threads). A node owns its value, its gradient,
+// Var: a handle to a node of the computation graph. A node owns its value, its gradient,
 // the nodes it was computed from and a backward function. The backward function gets the
 // node itself as an argument, so it never captures its own output: edges point only towards
 // inputs and the graph has no reference cycles. Dropping the last Var of a graph frees it,
 // iteratively, so a chain of 100,000 ops neither overflows the stack nor leaks.
+// Graphs are not shared between threads: each thread builds, runs backward on and drops its
+// own (so separate models may train on separate threads).
 #pragma once
 
 #include <functional>
