@@ -1,5 +1,5 @@
 # heed: build, test, run. `make help` lists the targets.
-#   make run            train the default demo and show what it learned
+#   make run            train the default demo (attention on reverse) and show what it learned
 #   make test           build everything and run every test (installs doctest if needed)
 #   make tutorials      run every chapter program (ARGS=--quick for the short versions)
 #   make tutorial-NN    build and run chapter NN, e.g. make tutorial-03 ARGS=--quick
@@ -75,8 +75,14 @@ test: $(TESTS) $(CHAPTER_BINS) $(HEED)
 check-chapters: $(TESTS) $(CHAPTER_BINS)
 	$(TESTS) -ts=chapters_full --no-skip
 
-run: $(CHAPTER_BINS) $(HEED)
-	$(BUILD)/tutorial-$(firstword $(subst _, ,$(NEWEST)))
+# The demo: Bahdanau attention learns to reverse sequences of 5-12 symbols (about a minute),
+# then is scored by length (16 and 20 are longer than any it saw) and shows where it looked.
+DEMO := $(BUILD)/demo.safetensors
+run: $(BUILD)/heed
+	$(BUILD)/heed train --task reverse --model additive --min-len 5 --max-len 12 --steps 1500 --save $(DEMO)
+	$(BUILD)/heed eval --load $(DEMO) --lengths 5,8,12,16,20 --samples 200
+	$(BUILD)/heed predict --load $(DEMO) "3 1 4 1 5 9 2 6 5 3"
+	@echo "The model is in $(DEMO). Ask it more: $(BUILD)/heed predict --load $(DEMO) \"7 7 0 4 2\""
 
 tutorials: $(CHAPTER_BINS)
 	@set -e; for t in $(CHAPTER_BINS); do echo "== $$t $(ARGS)"; $$t $(ARGS); done
