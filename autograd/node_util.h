@@ -11,4 +11,14 @@ inline Node* wants_grad(Node& self, size_t i) {
   return n->requires_grad ? n : nullptr;
 }
 
+// n's gradient as a buffer a kernel can add into in place (gemm with accumulate): zeros of the
+// value's shape on first use, as Node::accumulate would have started from.
+inline Tensor& grad_buffer(Node* n) {
+  if (!n->has_grad) {
+    n->grad = Tensor::zeros(n->value.shape());
+    n->has_grad = true;
+  }
+  return n->grad;
+}
+
 }  // namespace heed

@@ -42,11 +42,69 @@ Var AdditiveScore::prepare(const Var& keys) const {
 
 Var AdditiveScore::score(const Var& query, const Var& prepared) const {
   check_query_keys("additive", query, prepared, W2.in_features(), v.shape()[0]);
-  const int64_t B = prepared.shape()[0], A = prepared.shape()[2];
-  Var q = reshape(W2.forward(query), {B, 1, A});    // W2 s: (B, 1, A)
-  Var e = tanh(prepared + q);                        // (B, S, A)
-  const int64_t S = prepared.shape()[1];
-  return reshape(matmul(reshape(e, {B * S, A}), reshape(v, {A, 1})), {B, S});  // v^T e: (B, S)
+  return additive_score(prepared, W2.forward(query), v);  // v^T tanh(W1 h_i + W2 s)
+}
+
+namespace {
+
+void check_additive(const char* op, const Var& prepared, const Var& q, const Var& v) {
+  const Shape& p = prepared.shape();
+  if (p.size() != 3 || q.shape() != Shape{p[0], p[2]} || v.shape() != Shape{p[2]})
+    throw Error(std::string(op) + ": prepared " + shape_str(p) + ", q " + shape_str(q.shape()) + " and v " +
+                shape_str(v.shape()) + " must be (B, S, A), (B, A) and (A)");
+}
+
+}  // namespace
+
+Var additive_score_composed(const Var& prepared, const Var& q, const Var& v) {
+  check_additive("additive_score_composed", prepared, q, v);
+  const int64_t B = prepared.shape()[0], S = prepared.shape()[1], A = prepared.shape()[2];
+  Var t = tanh(prepared + reshape(q, {B, 1, A}));                                // (B, S, A)
+  return reshape(matmul(reshape(t, {B * S, A}), reshape(v, {A, 1})), {B, S});  // v^T t: (B, S)
+}
+
+Var additive_score(const Var& prepared, const Var& q, const Var& v) {
+  check_additive("additive_score", prepared, q, v);
+  const int64_t B = prepared.shape()[0], S = prepared.shape()[1], A = prepared.shape()[2];
+  Tensor t = Tensor::zeros({B, S, A});  // saved: tanh's values give its derivative and v's
+  Tensor e = Tensor::zeros({B, S});
+  const real* vv = v.value().data();
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < S; ++i) {
+      const real* p = prepared.value().data() + (b * S + i) * A;
+      const real* qb = q.value().data() + b * A;
+      real* tb = t.data() + (b * S + i) * A;
+      real sum = 0;
+      for (int64_t a = 0; a < A; ++a) {
+        tb[a] = std::tanh(p[a] + qb[a]);
+        sum += tb[a] * vv[a];
+      }
+      e[b * S + i] = sum;
+    }
+  return make_var(std::move(e), "additive_score", {prepared, q, v}, [t, B, S, A](Node& self) {
+    const real* vv = self.inputs[2]->value.data();
+    Node* np = wants_grad(self, 0);
+    Node* nq = wants_grad(self, 1);
+    Node* nv = wants_grad(self, 2);
+    Tensor dp = np ? Tensor::zeros({B, S, A}) : Tensor();
+    real* dq = nq ? grad_buffer(nq).data() : nullptr;
+    real* dv = nv ? grad_buffer(nv).data() : nullptr;
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t i = 0; i < S; ++i) {
+        const real de = self.grad[b * S + i];
+        const real* tb = t.data() + (b * S + i) * A;
+        if (dv)
+          for (int64_t a = 0; a < A; ++a) dv[a] += tb[a] * de;  // dv += t de
+        if (!np && !dq) continue;
+        real* dpb = np ? dp.data() + (b * S + i) * A : nullptr;
+        for (int64_t a = 0; a < A; ++a) {
+          real du = vv[a] * de * (1 - tb[a] * tb[a]);  // du = (1 - t^2) v de, u = prepared + q
+          if (dpb) dpb[a] = du;                         // dprepared += du
+          if (dq) dq[b * A + a] += du;                  // dq += sum_i du
+        }
+      }
+    if (np) np->accumulate(std::move(dp));
+  });
 }
 
 GeneralScore::GeneralScore(int64_t query_size, int64_t key_size, Generator& gen) : W(key_size, query_size, false, gen) {

@@ -38,6 +38,13 @@ class AdditiveScore : public Score {
   Var v;          // (A)
 };
 
+// The additive score's core, e (B, S) = v^T tanh(prepared (B, S, A) + q (B, A)) with q added at
+// every position, as one graph node with a hand-written backward. v (A). Rows are independent.
+// backward() reads v from the graph: REQUIRES v unchanged in place until then.
+Var additive_score(const Var& prepared, const Var& q, const Var& v);
+// The same composed from autograd ops (add, tanh, matmul): the readable reference and test oracle.
+Var additive_score_composed(const Var& prepared, const Var& q, const Var& v);
+
 // Luong's general: e_i = s^T W h_i, no bias.
 class GeneralScore : public Score {
  public:
