@@ -5,6 +5,7 @@
 
 #include "autograd/functions.h"
 #include "autograd/node_util.h"
+#include "tensor/vmath.h"
 
 namespace heed {
 
@@ -66,21 +67,13 @@ Var additive_score_composed(const Var& prepared, const Var& q, const Var& v) {
 Var additive_score(const Var& prepared, const Var& q, const Var& v) {
   check_additive("additive_score", prepared, q, v);
   const int64_t B = prepared.shape()[0], S = prepared.shape()[1], A = prepared.shape()[2];
-  Tensor t = Tensor::zeros({B, S, A});  // saved: tanh's values give its derivative and v's
-  Tensor e = Tensor::zeros({B, S});
-  const real* vv = v.value().data();
+  Tensor t = prepared.value();  // saved, once tanh is applied: its derivative and v's need it
   for (int64_t b = 0; b < B; ++b)
-    for (int64_t i = 0; i < S; ++i) {
-      const real* p = prepared.value().data() + (b * S + i) * A;
-      const real* qb = q.value().data() + b * A;
-      real* tb = t.data() + (b * S + i) * A;
-      real sum = 0;
-      for (int64_t a = 0; a < A; ++a) {
-        tb[a] = std::tanh(p[a] + qb[a]);
-        sum += tb[a] * vv[a];
-      }
-      e[b * S + i] = sum;
-    }
+    for (int64_t i = 0; i < S; ++i)
+      for (int64_t a = 0; a < A; ++a) t[(b * S + i) * A + a] += q.value()[b * A + a];  // u = W1 h_i + W2 s
+  tanh_n(t.data(), t.data(), B * S * A);
+  Tensor e = Tensor::zeros({B, S});
+  for (int64_t k = 0; k < B * S; ++k) e[k] = dot_n(t.data() + k * A, v.value().data(), A);  // v^T tanh(u)
   return make_var(std::move(e), "additive_score", {prepared, q, v}, [t, B, S, A](Node& self) {
     const real* vv = self.inputs[2]->value.data();
     Node* np = wants_grad(self, 0);

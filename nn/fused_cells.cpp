@@ -1,23 +1,18 @@
 // Fused RNN, GRU and LSTM steps. Every step shares one matrix product, hp = h W_hh^T + b_hh
-// (B, G*H), and in backward its three derivatives; the gates around it are plain loops over a
-// row, in the order and with the formulas of the composed cells (nn/rnn_cell.cpp).
+// (B, G*H), and in backward its three derivatives; the gates around it are loops over a row,
+// with the formulas of the composed cells (nn/rnn_cell.cpp), and tanh and sigmoid from
+// tensor/vmath.h, several elements at a time.
 #include "nn/fused_cells.h"
 
-#include <cmath>
+#include <string>
 
 #include "autograd/node_util.h"
 #include "tensor/gemm.h"
+#include "tensor/vmath.h"
 
 namespace heed {
 
 namespace {
-
-// As tensor/elementwise.cpp's sigmoid: exp of a non-positive number only, so neither branch overflows.
-real sigmoid_of(real v) {
-  if (v >= 0) return 1 / (1 + std::exp(-v));
-  real e = std::exp(v);
-  return e / (1 + e);
-}
 
 // Checks the shapes of a step with G gates (c may be null); returns H.
 int64_t check_step(const char* op, int64_t G, const Var& xp, const Var& h, const Var* c, const Var& w,
@@ -71,7 +66,8 @@ Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
   const int64_t H = check_step("rnn_step", 1, xp, h, nullptr, weight_hh, bias_hh), B = h.shape()[0];
   Tensor y = state_projection(h.value(), weight_hh.value(), bias_hh.value());  // (B, H)
   const real* x = xp.value().data();
-  for (int64_t k = 0; k < B * H; ++k) y[k] = std::tanh(x[k] + y[k]);
+  for (int64_t k = 0; k < B * H; ++k) y[k] += x[k];
+  tanh_n(y.data(), y.data(), B * H);
   // Saves nothing: the derivative needs only y, the node's own value.
   return make_var(std::move(y), "rnn_step", {xp, h, weight_hh, bias_hh}, [B, H](Node& self) {
     Tensor da = self.grad;  // (B, H)
@@ -91,14 +87,15 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
     const real* x = xp.value().data() + b * 3 * H;
     const real* p = hp.data() + b * 3 * H;
     const real* hb = h.value().data() + b * H;
-    real* s = saved.data() + b * 4 * H;
+    real *r = saved.data() + b * 4 * H, *z = r + H, *n = r + 2 * H, *hp_n = r + 3 * H;
+    for (int64_t j = 0; j < 2 * H; ++j) r[j] = x[j] + p[j];
+    sigmoid_n(r, r, 2 * H);  // r and z, side by side
     for (int64_t j = 0; j < H; ++j) {
-      real r = sigmoid_of(x[j] + p[j]);
-      real z = sigmoid_of(x[H + j] + p[H + j]);
-      real n = std::tanh(x[2 * H + j] + r * p[2 * H + j]);
-      y[b * H + j] = (1 - z) * n + z * hb[j];
-      s[j] = r, s[H + j] = z, s[2 * H + j] = n, s[3 * H + j] = p[2 * H + j];
+      hp_n[j] = p[2 * H + j];
+      n[j] = x[2 * H + j] + r[j] * hp_n[j];
     }
+    tanh_n(n, n, H);
+    for (int64_t j = 0; j < H; ++j) y[b * H + j] = (1 - z[j]) * n[j] + z[j] * hb[j];
   }
   return make_var(std::move(y), "gru_step", {xp, h, weight_hh, bias_hh}, [saved, B, H](Node& self) {
     const Tensor& h = self.inputs[1]->value;
@@ -137,18 +134,15 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
     const real* x = xp.value().data() + b * 4 * H;
     const real* p = hp.data() + b * 4 * H;
     const real* cb = c.value().data() + b * H;
-    real* s = saved.data() + b * 5 * H;
-    for (int64_t j = 0; j < H; ++j) {
-      real i = sigmoid_of(x[j] + p[j]);
-      real f = sigmoid_of(x[H + j] + p[H + j]);
-      real g = std::tanh(x[2 * H + j] + p[2 * H + j]);
-      real o = sigmoid_of(x[3 * H + j] + p[3 * H + j]);
-      real cn = f * cb[j] + i * g;
-      real tc = std::tanh(cn);
-      y[b * 2 * H + j] = o * tc;
-      y[b * 2 * H + H + j] = cn;
-      s[j] = i, s[H + j] = f, s[2 * H + j] = g, s[3 * H + j] = o, s[4 * H + j] = tc;
-    }
+    real *i = saved.data() + b * 5 * H, *f = i + H, *g = i + 2 * H, *o = i + 3 * H, *tc = i + 4 * H;
+    real *hn = y.data() + b * 2 * H, *cn = hn + H;
+    for (int64_t j = 0; j < 4 * H; ++j) i[j] = x[j] + p[j];
+    sigmoid_n(i, i, 2 * H);  // i and f, side by side
+    tanh_n(g, g, H);
+    sigmoid_n(o, o, H);
+    for (int64_t j = 0; j < H; ++j) cn[j] = f[j] * cb[j] + i[j] * g[j];
+    tanh_n(cn, tc, H);
+    for (int64_t j = 0; j < H; ++j) hn[j] = o[j] * tc[j];
   }
   return make_var(std::move(y), "lstm_step", {xp, h, c, weight_hh, bias_hh}, [saved, B, H](Node& self) {
     const Tensor& c = self.inputs[2]->value;
