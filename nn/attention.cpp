@@ -201,10 +201,43 @@ Attention attend(const Var& scores, const Var& values, const Tensor& mask) {
       values.shape()[1] != scores.shape()[1])
     throw Error("attend: scores " + shape_str(scores.shape()) + " and values " + shape_str(values.shape()) +
                 " must be (B, S) and (B, S, D)");
-  const int64_t B = values.shape()[0], S = values.shape()[1], D = values.shape()[2];
   Var weights = masked_softmax(scores, mask);
-  Var context = reshape(matmul(reshape(weights, {B, 1, S}), values), {B, D});  // sum_i a_i h_i
-  return {context, weights};
+  return {weighted_sum(weights, values), weights};  // sum_i a_i h_i
+}
+
+Var weighted_sum(const Var& weights, const Var& values) {
+  const Shape& vs = values.shape();
+  if (vs.size() != 3 || weights.shape() != Shape{vs[0], vs[1]})
+    throw Error("weighted_sum: weights " + shape_str(weights.shape()) + " and values " + shape_str(vs) +
+                " must be (B, S) and (B, S, D)");
+  const int64_t B = vs[0], S = vs[1], D = vs[2];
+  Tensor context = Tensor::zeros({B, D});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < S; ++i) {
+      const real w = weights.value()[b * S + i];
+      const real* v = values.value().data() + (b * S + i) * D;
+      for (int64_t d = 0; d < D; ++d) context[b * D + d] += w * v[d];
+    }
+  return make_var(std::move(context), "weighted_sum", {weights, values}, [B, S, D](Node& self) {
+    const Tensor& w = self.inputs[0]->value;       // (B, S)
+    const Tensor& values = self.inputs[1]->value;  // (B, S, D)
+    if (Node* n = wants_grad(self, 0)) {
+      Tensor dw = Tensor::zeros({B, S});
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t i = 0; i < S; ++i)  // dw_i += dcontext . v_i
+          dw[b * S + i] = dot_n(values.data() + (b * S + i) * D, self.grad.data() + b * D, D);
+      n->accumulate(std::move(dw));
+    }
+    if (Node* n = wants_grad(self, 1)) {
+      real* dv = grad_buffer(n).data();
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t i = 0; i < S; ++i) {
+          const real wi = w[b * S + i];
+          const real* dc = self.grad.data() + b * D;
+          for (int64_t d = 0; d < D; ++d) dv[(b * S + i) * D + d] += wi * dc[d];  // dv_i += w_i dcontext
+        }
+    }
+  });
 }
 
 }  // namespace heed

@@ -98,7 +98,12 @@ struct Attention {
   Var weights;  // (B, S)
 };
 
-// The shared second half: weights = masked_softmax(scores), context = sum_i weights_i values_i.
+// The shared second half: weights = masked_softmax(scores), context = weighted_sum(weights, values).
 Attention attend(const Var& scores, const Var& values, const Tensor& mask);
+
+// context (B, D) = sum_i weights_i values_i, from weights (B, S) and values (B, S, D), as one graph
+// node. backward() adds the values' share into their gradient in place (no (B, S, D) tensor per
+// decoder step) and reads weights and values from the graph: REQUIRES them unchanged until then.
+Var weighted_sum(const Var& weights, const Var& values);
 
 }  // namespace heed

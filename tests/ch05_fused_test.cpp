@@ -81,7 +81,8 @@ TEST_SUITE("ch05_recurrent") {
         zero_all(*cell, x, h, c);
         check_rel(fused.out, composed.out, "output");
         REQUIRE(fused.grads.size() == composed.grads.size());
-        for (size_t i = 0; i < fused.grads.size(); ++i) check_rel(fused.grads[i], composed.grads[i], "gradient " + std::to_string(i));
+        for (size_t i = 0; i < fused.grads.size(); ++i)
+          check_rel(fused.grads[i], composed.grads[i], "gradient " + std::to_string(i));
       }
   }
 
