@@ -68,18 +68,18 @@ Var additive_score(const Var& prepared, const Var& q, const Var& v) {
   check_additive("additive_score", prepared, q, v);
   const int64_t B = prepared.shape()[0], S = prepared.shape()[1], A = prepared.shape()[2];
   Tensor t = prepared.value();  // saved, once tanh is applied: its derivative and v's need it
+  const real* qv = q.value().data();
   for (int64_t b = 0; b < B; ++b)
     for (int64_t i = 0; i < S; ++i)
-      for (int64_t a = 0; a < A; ++a) t[(b * S + i) * A + a] += q.value()[b * A + a];  // u = W1 h_i + W2 s
+      for (int64_t a = 0; a < A; ++a) t[(b * S + i) * A + a] += qv[b * A + a];  // u = W1 h_i + W2 s
   tanh_n(t.data(), t.data(), B * S * A);
   Tensor e = Tensor::zeros({B, S});
   for (int64_t k = 0; k < B * S; ++k) e[k] = dot_n(t.data() + k * A, v.value().data(), A);  // v^T tanh(u)
-  return make_var(std::move(e), "additive_score", {prepared, q, v}, [t, B, S, A](Node& self) {
+  // The gradients of prepared, q and v are added in place: no (B, S, A) tensor per decoder step.
+  auto backward = [t = std::move(t), B, S, A](Node& self) {
     const real* vv = self.inputs[2]->value.data();
-    Node* np = wants_grad(self, 0);
-    Node* nq = wants_grad(self, 1);
-    Node* nv = wants_grad(self, 2);
-    Tensor dp = np ? Tensor::zeros({B, S, A}) : Tensor();
+    Node *np = wants_grad(self, 0), *nq = wants_grad(self, 1), *nv = wants_grad(self, 2);
+    real* dp = np ? grad_buffer(np).data() : nullptr;
     real* dq = nq ? grad_buffer(nq).data() : nullptr;
     real* dv = nv ? grad_buffer(nv).data() : nullptr;
     for (int64_t b = 0; b < B; ++b)
@@ -88,16 +88,14 @@ Var additive_score(const Var& prepared, const Var& q, const Var& v) {
         const real* tb = t.data() + (b * S + i) * A;
         if (dv)
           for (int64_t a = 0; a < A; ++a) dv[a] += tb[a] * de;  // dv += t de
-        if (!np && !dq) continue;
-        real* dpb = np ? dp.data() + (b * S + i) * A : nullptr;
         for (int64_t a = 0; a < A; ++a) {
           real du = vv[a] * de * (1 - tb[a] * tb[a]);  // du = (1 - t^2) v de, u = prepared + q
-          if (dpb) dpb[a] = du;                         // dprepared += du
+          if (dp) dp[(b * S + i) * A + a] += du;        // dprepared += du
           if (dq) dq[b * A + a] += du;                  // dq += sum_i du
         }
       }
-    if (np) np->accumulate(std::move(dp));
-  });
+  };
+  return make_var(std::move(e), "additive_score", {prepared, q, v}, std::move(backward));
 }
 
 GeneralScore::GeneralScore(int64_t query_size, int64_t key_size, Generator& gen) : W(key_size, query_size, false, gen) {
@@ -212,11 +210,11 @@ Var weighted_sum(const Var& weights, const Var& values) {
                 " must be (B, S) and (B, S, D)");
   const int64_t B = vs[0], S = vs[1], D = vs[2];
   Tensor context = Tensor::zeros({B, D});
+  const real* w = weights.value().data();
   for (int64_t b = 0; b < B; ++b)
     for (int64_t i = 0; i < S; ++i) {
-      const real w = weights.value()[b * S + i];
       const real* v = values.value().data() + (b * S + i) * D;
-      for (int64_t d = 0; d < D; ++d) context[b * D + d] += w * v[d];
+      for (int64_t d = 0; d < D; ++d) context[b * D + d] += w[b * S + i] * v[d];
     }
   return make_var(std::move(context), "weighted_sum", {weights, values}, [B, S, D](Node& self) {
     const Tensor& w = self.inputs[0]->value;       // (B, S)

@@ -97,7 +97,7 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
     tanh_n(n, n, H);
     for (int64_t j = 0; j < H; ++j) y[b * H + j] = (1 - z[j]) * n[j] + z[j] * hb[j];
   }
-  return make_var(std::move(y), "gru_step", {xp, h, weight_hh, bias_hh}, [saved, B, H](Node& self) {
+  auto backward = [saved = std::move(saved), B, H](Node& self) {
     const Tensor& h = self.inputs[1]->value;
     Tensor dxp = Tensor::zeros({B, 3 * H});  // d(pre-activations) = dxp: (da_r, da_z, da_n)
     Tensor dhp = Tensor::zeros({B, 3 * H});  // d(h W_hh^T + b_hh): (da_r, da_z, r da_n)
@@ -121,7 +121,8 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
     }
     if (Node* n = wants_grad(self, 0)) n->accumulate(std::move(dxp));
     state_projection_backward(self, 1, 2, dhp, std::move(dh));
-  });
+  };
+  return make_var(std::move(y), "gru_step", {xp, h, weight_hh, bias_hh}, std::move(backward));
 }
 
 Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, const Var& bias_hh) {
@@ -144,7 +145,7 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
     tanh_n(cn, tc, H);
     for (int64_t j = 0; j < H; ++j) hn[j] = o[j] * tc[j];
   }
-  return make_var(std::move(y), "lstm_step", {xp, h, c, weight_hh, bias_hh}, [saved, B, H](Node& self) {
+  auto backward = [saved = std::move(saved), B, H](Node& self) {
     const Tensor& c = self.inputs[2]->value;
     Tensor da = Tensor::zeros({B, 4 * H});  // d(pre-activations) = dxp = dhp: (da_i, da_f, da_g, da_o)
     Tensor dc = Tensor::zeros({B, H});
@@ -165,7 +166,8 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
     if (Node* n = wants_grad(self, 0)) n->accumulate(da);  // dxp += da
     if (Node* n = wants_grad(self, 2)) n->accumulate(std::move(dc));
     state_projection_backward(self, 1, 3, da, Tensor::zeros({B, H}));
-  });
+  };
+  return make_var(std::move(y), "lstm_step", {xp, h, c, weight_hh, bias_hh}, std::move(backward));
 }
 
 }  // namespace heed
