@@ -117,7 +117,8 @@ TEST_SUITE("ch07_additive_attention") {
     CHECK_THROWS_WITH_AS(additive_score_composed(p, Var(Tensor::zeros({2, 4})), Var(Tensor::zeros({3}))),
                          doctest::Contains("additive_score_composed: prepared [2, 3, 4], q [2, 4] and v [3]"), Error);
     CHECK_THROWS_WITH_AS(weighted_sum(Var(Tensor::zeros({2, 4})), p),
-                         doctest::Contains("weighted_sum: weights [2, 4] and values [2, 3, 4] must be (B, S) and (B, S, D)"),
+                         doctest::Contains("weighted_sum: weights [2, 4] and values [2, 3, 4] must be (B, S) and "
+                                           "(B, S, D)"),
                          Error);
   }
 }
