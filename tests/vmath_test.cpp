@@ -2,6 +2,7 @@
 // library's scalar functions.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -41,20 +42,16 @@ TEST_SUITE("ch01_tensor") {
     std::vector<real> x = arguments(), t(x.size()), s(x.size());
     tanh_n(x.data(), t.data(), static_cast<int64_t>(x.size()));
     sigmoid_n(x.data(), s.data(), static_cast<int64_t>(x.size()));
-    real worst_t = 0, worst_s = 0;
     for (size_t i = 0; i < x.size(); ++i) {
       INFO("x = " << x[i] << ": tanh " << t[i] << " vs " << std::tanh(x[i]) << ", sigmoid " << s[i] << " vs "
                   << sigmoid_ref(x[i]));
-      worst_t = std::max(worst_t, ulps(t[i], std::tanh(x[i])));
       CHECK(ulps(t[i], std::tanh(x[i])) <= 3);
       if (x[i] >= -708) {
-        worst_s = std::max(worst_s, ulps(s[i], sigmoid_ref(x[i])));
         CHECK(ulps(s[i], sigmoid_ref(x[i])) <= 3);
       } else {
         CHECK(s[i] == 0);  // documented: the exact value is below 3e-308
       }
     }
-    MESSAGE("worst relative error: tanh " << worst_t << " eps, sigmoid " << worst_s << " eps");
   }
 
   TEST_CASE("tanh_n and sigmoid_n: exact at 0 and at the ends, odd/symmetric, NaN stays NaN") {
