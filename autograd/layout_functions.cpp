@@ -99,14 +99,14 @@ Var slice(const Var& x, int64_t axis, int64_t start, int64_t stop) {
   Shape s = x.shape();
   axis = normalize_axis(axis, x.shape(), "slice");
   return make_var(slice(x.value(), axis, start, stop), "slice", {x}, [s, axis, start, stop](Node& self) {
-    // dx[start:stop] += dy; zero elsewhere
+    // dx[start:stop] += dy, added in place: an encoder slices one step of S at a time, and a
+    // full-size gradient per slice would cost O(S^2)
     int64_t outer, n, inner;
     split_at_axis(s, axis, outer, n, inner);
-    Tensor d = Tensor::zeros(s);
+    Tensor& d = grad_buffer(wants_grad(self, 0));
     int64_t m = stop - start;
     for (int64_t o = 0; o < outer; ++o)
-      for (int64_t k = 0; k < m * inner; ++k) d[(o * n + start) * inner + k] = self.grad[o * m * inner + k];
-    wants_grad(self, 0)->accumulate(std::move(d));
+      for (int64_t k = 0; k < m * inner; ++k) d[(o * n + start) * inner + k] += self.grad[o * m * inner + k];
   });
 }
 

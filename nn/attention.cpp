@@ -5,6 +5,7 @@
 
 #include "autograd/functions.h"
 #include "autograd/node_util.h"
+#include "tensor/vmath.h"
 
 namespace heed {
 
@@ -42,11 +43,59 @@ Var AdditiveScore::prepare(const Var& keys) const {
 
 Var AdditiveScore::score(const Var& query, const Var& prepared) const {
   check_query_keys("additive", query, prepared, W2.in_features(), v.shape()[0]);
-  const int64_t B = prepared.shape()[0], A = prepared.shape()[2];
-  Var q = reshape(W2.forward(query), {B, 1, A});    // W2 s: (B, 1, A)
-  Var e = tanh(prepared + q);                        // (B, S, A)
-  const int64_t S = prepared.shape()[1];
-  return reshape(matmul(reshape(e, {B * S, A}), reshape(v, {A, 1})), {B, S});  // v^T e: (B, S)
+  return additive_score(prepared, W2.forward(query), v);  // v^T tanh(W1 h_i + W2 s)
+}
+
+namespace {
+
+void check_additive(const char* op, const Var& prepared, const Var& q, const Var& v) {
+  const Shape& p = prepared.shape();
+  if (p.size() != 3 || q.shape() != Shape{p[0], p[2]} || v.shape() != Shape{p[2]})
+    throw Error(std::string(op) + ": prepared " + shape_str(p) + ", q " + shape_str(q.shape()) + " and v " +
+                shape_str(v.shape()) + " must be (B, S, A), (B, A) and (A)");
+}
+
+}  // namespace
+
+Var additive_score_composed(const Var& prepared, const Var& q, const Var& v) {
+  check_additive("additive_score_composed", prepared, q, v);
+  const int64_t B = prepared.shape()[0], S = prepared.shape()[1], A = prepared.shape()[2];
+  Var t = tanh(prepared + reshape(q, {B, 1, A}));                                // (B, S, A)
+  return reshape(matmul(reshape(t, {B * S, A}), reshape(v, {A, 1})), {B, S});  // v^T t: (B, S)
+}
+
+Var additive_score(const Var& prepared, const Var& q, const Var& v) {
+  check_additive("additive_score", prepared, q, v);
+  const int64_t B = prepared.shape()[0], S = prepared.shape()[1], A = prepared.shape()[2];
+  Tensor t = prepared.value();  // saved, once tanh is applied: its derivative and v's need it
+  const real* qv = q.value().data();
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < S; ++i)
+      for (int64_t a = 0; a < A; ++a) t[(b * S + i) * A + a] += qv[b * A + a];  // u = W1 h_i + W2 s
+  tanh_n(t.data(), t.data(), B * S * A);
+  Tensor e = Tensor::zeros({B, S});
+  for (int64_t k = 0; k < B * S; ++k) e[k] = dot_n(t.data() + k * A, v.value().data(), A);  // v^T tanh(u)
+  // The gradients of prepared, q and v are added in place: no (B, S, A) tensor per decoder step.
+  auto backward = [t = std::move(t), B, S, A](Node& self) {
+    const real* vv = self.inputs[2]->value.data();
+    Node *np = wants_grad(self, 0), *nq = wants_grad(self, 1), *nv = wants_grad(self, 2);
+    real* dp = np ? grad_buffer(np).data() : nullptr;
+    real* dq = nq ? grad_buffer(nq).data() : nullptr;
+    real* dv = nv ? grad_buffer(nv).data() : nullptr;
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t i = 0; i < S; ++i) {
+        const real de = self.grad[b * S + i];
+        const real* tb = t.data() + (b * S + i) * A;
+        if (dv)
+          for (int64_t a = 0; a < A; ++a) dv[a] += tb[a] * de;  // dv += t de
+        for (int64_t a = 0; a < A; ++a) {
+          real du = vv[a] * de * (1 - tb[a] * tb[a]);  // du = (1 - t^2) v de, u = prepared + q
+          if (dp) dp[(b * S + i) * A + a] += du;        // dprepared += du
+          if (dq) dq[b * A + a] += du;                  // dq += sum_i du
+        }
+      }
+  };
+  return make_var(std::move(e), "additive_score", {prepared, q, v}, std::move(backward));
 }
 
 GeneralScore::GeneralScore(int64_t query_size, int64_t key_size, Generator& gen) : W(key_size, query_size, false, gen) {
@@ -150,10 +199,43 @@ Attention attend(const Var& scores, const Var& values, const Tensor& mask) {
       values.shape()[1] != scores.shape()[1])
     throw Error("attend: scores " + shape_str(scores.shape()) + " and values " + shape_str(values.shape()) +
                 " must be (B, S) and (B, S, D)");
-  const int64_t B = values.shape()[0], S = values.shape()[1], D = values.shape()[2];
   Var weights = masked_softmax(scores, mask);
-  Var context = reshape(matmul(reshape(weights, {B, 1, S}), values), {B, D});  // sum_i a_i h_i
-  return {context, weights};
+  return {weighted_sum(weights, values), weights};  // sum_i a_i h_i
+}
+
+Var weighted_sum(const Var& weights, const Var& values) {
+  const Shape& vs = values.shape();
+  if (vs.size() != 3 || weights.shape() != Shape{vs[0], vs[1]})
+    throw Error("weighted_sum: weights " + shape_str(weights.shape()) + " and values " + shape_str(vs) +
+                " must be (B, S) and (B, S, D)");
+  const int64_t B = vs[0], S = vs[1], D = vs[2];
+  Tensor context = Tensor::zeros({B, D});
+  const real* w = weights.value().data();
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < S; ++i) {
+      const real* v = values.value().data() + (b * S + i) * D;
+      for (int64_t d = 0; d < D; ++d) context[b * D + d] += w[b * S + i] * v[d];
+    }
+  return make_var(std::move(context), "weighted_sum", {weights, values}, [B, S, D](Node& self) {
+    const Tensor& w = self.inputs[0]->value;       // (B, S)
+    const Tensor& values = self.inputs[1]->value;  // (B, S, D)
+    if (Node* n = wants_grad(self, 0)) {
+      Tensor dw = Tensor::zeros({B, S});
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t i = 0; i < S; ++i)  // dw_i += dcontext . v_i
+          dw[b * S + i] = dot_n(values.data() + (b * S + i) * D, self.grad.data() + b * D, D);
+      n->accumulate(std::move(dw));
+    }
+    if (Node* n = wants_grad(self, 1)) {
+      real* dv = grad_buffer(n).data();
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t i = 0; i < S; ++i) {
+          const real wi = w[b * S + i];
+          const real* dc = self.grad.data() + b * D;
+          for (int64_t d = 0; d < D; ++d) dv[(b * S + i) * D + d] += wi * dc[d];  // dv_i += w_i dcontext
+        }
+    }
+  });
 }
 
 }  // namespace heed

@@ -38,6 +38,13 @@ class AdditiveScore : public Score {
   Var v;          // (A)
 };
 
+// The additive score's core, e (B, S) = v^T tanh(prepared (B, S, A) + q (B, A)) with q added at
+// every position, as one graph node with a hand-written backward. v (A). Rows are independent.
+// backward() reads v from the graph: REQUIRES v unchanged in place until then.
+Var additive_score(const Var& prepared, const Var& q, const Var& v);
+// The same composed from autograd ops (add, tanh, matmul): the readable reference and test oracle.
+Var additive_score_composed(const Var& prepared, const Var& q, const Var& v);
+
 // Luong's general: e_i = s^T W h_i, no bias.
 class GeneralScore : public Score {
  public:
@@ -91,7 +98,12 @@ struct Attention {
   Var weights;  // (B, S)
 };
 
-// The shared second half: weights = masked_softmax(scores), context = sum_i weights_i values_i.
+// The shared second half: weights = masked_softmax(scores), context = weighted_sum(weights, values).
 Attention attend(const Var& scores, const Var& values, const Tensor& mask);
+
+// context (B, D) = sum_i weights_i values_i, from weights (B, S) and values (B, S, D), as one graph
+// node. backward() adds the values' share into their gradient in place (no (B, S, D) tensor per
+// decoder step) and reads weights and values from the graph: REQUIRES them unchanged until then.
+Var weighted_sum(const Var& weights, const Var& values);
 
 }  // namespace heed

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/functions.h"
+#include "nn/fused_cells.h"
 
 namespace heed {
 
@@ -46,13 +47,18 @@ void Cell::check_step(const Var& xp, const State& s) const {
                 std::to_string(gh) + ") and (B, " + std::to_string(hidden_size_) + ")");
 }
 
-State RNNCell::step_projected(const Var& xp, const State& s) const {
+void LSTMCell::check_memory(const State& s) const {
+  if (!s.c.defined() || s.c.shape() != s.h.shape())
+    throw Error("lstm cell: the state needs a memory c of the shape of h " + shape_str(s.h.shape()));
+}
+
+State RNNCell::step_composed(const Var& xp, const State& s) const {
   check_step(xp, s);
   Var hp = matmul_nt(s.h, weight_hh) + bias_hh;  // (B, H)
   return {tanh(xp + hp), Var()};
 }
 
-State GRUCell::step_projected(const Var& xp, const State& s) const {
+State GRUCell::step_composed(const Var& xp, const State& s) const {
   check_step(xp, s);
   const int64_t H = hidden_size_;
   Var hp = matmul_nt(s.h, weight_hh) + bias_hh;  // (B, 3H)
@@ -62,10 +68,9 @@ State GRUCell::step_projected(const Var& xp, const State& s) const {
   return {(1.0 - z) * n + z * s.h, Var()};
 }
 
-State LSTMCell::step_projected(const Var& xp, const State& s) const {
+State LSTMCell::step_composed(const Var& xp, const State& s) const {
   check_step(xp, s);
-  if (!s.c.defined() || s.c.shape() != s.h.shape())
-    throw Error("lstm cell: the state needs a memory c of the shape of h " + shape_str(s.h.shape()));
+  check_memory(s);
   const int64_t H = hidden_size_;
   Var gates = xp + (matmul_nt(s.h, weight_hh) + bias_hh);  // (B, 4H)
   Var i = sigmoid(slice(gates, 1, 0, H));
@@ -74,6 +79,24 @@ State LSTMCell::step_projected(const Var& xp, const State& s) const {
   Var o = sigmoid(slice(gates, 1, 3 * H, 4 * H));
   Var c = f * s.c + i * g;
   return {o * tanh(c), c};
+}
+
+State RNNCell::step_projected(const Var& xp, const State& s) const {
+  check_step(xp, s);
+  return {rnn_step(xp, s.h, weight_hh, bias_hh), Var()};
+}
+
+State GRUCell::step_projected(const Var& xp, const State& s) const {
+  check_step(xp, s);
+  return {gru_step(xp, s.h, weight_hh, bias_hh), Var()};
+}
+
+State LSTMCell::step_projected(const Var& xp, const State& s) const {
+  check_step(xp, s);
+  check_memory(s);
+  const int64_t H = hidden_size_;
+  Var hc = lstm_step(xp, s.h, s.c, weight_hh, bias_hh);  // (B, 2H) = [h' | c']
+  return {slice(hc, 1, 0, H), slice(hc, 1, H, 2 * H)};
 }
 
 std::unique_ptr<Cell> make_cell(const std::string& kind, int64_t input_size, int64_t hidden_size, Generator& gen) {

@@ -2,8 +2,9 @@
 // default initialisation U(-1/sqrt(H), 1/sqrt(H)):
 //   weight_ih (G*H, I), weight_hh (G*H, H), bias_ih (G*H), bias_hh (G*H)
 // with G = 1 (rnn, tanh), 3 (gru: r, z, n) or 4 (lstm: i, f, g, o). A state is h (B, H), plus
-// the memory c (B, H) for an LSTM. step() is composed from autograd ops, so a reader sees the
-// equations line by line.
+// the memory c (B, H) for an LSTM. step_composed() builds a step from autograd ops, so a reader
+// sees the equations line by line; step() and step_projected() run the same equations as one
+// fused graph node with a hand-written backward (nn/fused_cells.h), held equal to it by tests.
 #pragma once
 
 #include <memory>
@@ -26,8 +27,10 @@ class Cell : public Module {
   // x W_ih^T + b_ih for any number of leading axes: (..., I) -> (..., G*H). An encoder
   // computes it for all time steps at once; step() takes the result.
   Var input_projection(const Var& x) const;
-  // One step from a projected input xp (B, G*H) and the previous state.
+  // One step from a projected input xp (B, G*H) and the previous state: the fused op.
   virtual State step_projected(const Var& xp, const State& s) const = 0;
+  // The same step composed from autograd ops: the readable reference, and the tests' oracle.
+  virtual State step_composed(const Var& xp, const State& s) const = 0;
   State step(const Var& x, const State& s) const { return step_projected(input_projection(x), s); }
   State zero_state(int64_t batch) const;
 
@@ -50,6 +53,7 @@ class RNNCell : public Cell {
  public:
   RNNCell(int64_t input_size, int64_t hidden_size, Generator& gen) : Cell(1, input_size, hidden_size, gen) {}
   State step_projected(const Var& xp, const State& s) const override;
+  State step_composed(const Var& xp, const State& s) const override;
   std::string kind() const override { return "rnn"; }
 };
 
@@ -61,6 +65,7 @@ class GRUCell : public Cell {
  public:
   GRUCell(int64_t input_size, int64_t hidden_size, Generator& gen) : Cell(3, input_size, hidden_size, gen) {}
   State step_projected(const Var& xp, const State& s) const override;
+  State step_composed(const Var& xp, const State& s) const override;
   std::string kind() const override { return "gru"; }
 };
 
@@ -71,7 +76,11 @@ class LSTMCell : public Cell {
  public:
   LSTMCell(int64_t input_size, int64_t hidden_size, Generator& gen) : Cell(4, input_size, hidden_size, gen) {}
   State step_projected(const Var& xp, const State& s) const override;
+  State step_composed(const Var& xp, const State& s) const override;
   std::string kind() const override { return "lstm"; }
+
+ private:
+  void check_memory(const State& s) const;
 };
 
 // kind is "rnn", "gru" or "lstm"; anything else is a heed::Error listing those.
