@@ -11,9 +11,11 @@
 //   h = x + MultiHeadAttention(x)                (B, S, E)
 //   h = h + W_2 relu(W_1 h + b_1) + b_2          (B, S, E)   feed-forward, F hidden units
 //   logits = W_out h + b_out                     (B, S, C)   C = max_len + 1 classes (counts)
-// The BOS in front of every sequence is a place where attention can put the weight it does not
-// want anywhere else: a query that spreads its weight equally over BOS and the c positions of its
-// symbol sees BOS with weight 1 / (c + 1), which says c whatever the sequence's length.
+// The BOS in front of every sequence gives attention a fixed reference: a query that spreads its
+// weight equally over BOS and the c positions of its symbol sees BOS with weight 1 / (c + 1),
+// which says c whatever the sequence's length. That is one exact solution; trained models share
+// the work between heads less tidily. Without the BOS (bos = false) a softmax only gives averages,
+// and the same budget that reaches 0.99 with it stays near 0.67 (V 5, lengths 5..10).
 #pragma once
 
 #include <cstdint>
