@@ -5,6 +5,8 @@
 #   make tutorial-NN    build and run chapter NN, e.g. make tutorial-03 ARGS=--quick
 #   make check-chapters  run the long chapter programs and compare with their text
 #   make bench          time a training step of every model at configurations S and M
+#   make sanitize       everything under AddressSanitizer, LeakSanitizer and UBSan: tests + a CLI run
+#   make fuzz           fuzz the checkpoint loader and the CLI parsing (FUZZ_SECONDS=60 per target)
 #   make clean          remove build/
 
 CXX      ?= g++
@@ -30,7 +32,7 @@ DOCTEST   := /usr/include/doctest/doctest.h
 
 obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(1))
 
-.PHONY: all test run tutorials bench clean help doctest check-chapters
+.PHONY: all test run tutorials bench clean help doctest check-chapters sanitize fuzz
 .DEFAULT_GOAL := all
 
 all: $(LIB) $(HEED) $(TESTS) $(CHAPTER_BINS)
@@ -87,10 +89,34 @@ tutorial-%: $(BUILD)/tutorial-%
 bench: $(BUILD)/heed
 	$(BUILD)/heed bench
 
+# Sanitizers: the same sources rebuilt in build/sanitize (HEED_BUILD tells the tests where the
+# programs are), then the suite and a short train/eval/predict. Every process writes its reports
+# to build/sanitize/reports; one report file, or any failure, fails the target.
+SAN_BUILD := build/sanitize
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_LOG   := $(CURDIR)/$(SAN_BUILD)/reports
+SAN_ENV   := HEED_BUILD=$(SAN_BUILD) \
+  ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:log_path=$(SAN_LOG)/asan \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(SAN_LOG)/ubsan
+SAN_CLI   := $(SAN_BUILD)/cli
+sanitize:
+	$(MAKE) BUILD=$(SAN_BUILD) CXXFLAGS="-O1 -g $(ARCH) $(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" all
+	@rm -rf $(SAN_LOG) $(SAN_CLI) && mkdir -p $(SAN_LOG) $(SAN_CLI)
+	@status=0; \
+	 $(SAN_ENV) $(SAN_BUILD)/tests || status=1; \
+	 echo "== heed train, eval, predict (sanitized)"; \
+	 $(SAN_ENV) $(SAN_BUILD)/heed train --task reverse --model additive --min-len 2 --max-len 5 --embed 8 \
+	   --hidden 16 --batch 8 --steps 40 --eval-samples 40 --save $(SAN_CLI)/m.safetensors >/dev/null || status=1; \
+	 $(SAN_ENV) $(SAN_BUILD)/heed eval --load $(SAN_CLI)/m.safetensors --lengths 2,6 --samples 20 >/dev/null || status=1; \
+	 $(SAN_ENV) $(SAN_BUILD)/heed predict --load $(SAN_CLI)/m.safetensors --svg $(SAN_CLI)/a.svg "3 1 4" >/dev/null || status=1; \
+	 $(SAN_ENV) $(SAN_BUILD)/heed train --hidden 1000000000 2>/dev/null; [ $$? -eq 2 ] || status=1; \
+	 if [ -n "$$(ls -A $(SAN_LOG))" ]; then cat $(SAN_LOG)/*; echo "sanitize: reports above" >&2; status=1; fi; \
+	 if [ $$status -eq 0 ]; then echo "sanitize: clean (no ASan, LSan or UBSan report)"; fi; exit $$status
+
 clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '2,7p' Makefile | sed 's/^# *//'
+	@sed -n '2,9p' Makefile | sed 's/^# *//'
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
