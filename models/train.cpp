@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "autograd/functions.h"
 #include "nn/loss.h"
@@ -70,6 +71,7 @@ real token_accuracy(const Tensor& logits, const std::vector<int64_t>& targets) {
 }
 
 std::string num(real x) {
+  if (std::isnan(x)) return "nan";  // not "-nan": the sign of a NaN means nothing
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", x);
   return buf;
@@ -131,7 +133,8 @@ TrainResult train(Seq2Seq& model, const Task& task, const TrainOptions& opt,
     adam.zero_grad();
     loss.backward();
     check_finite(model, loss.item(), t + 1, scheduled_lr(opt, t));
-    real norm = clip_grad_norm(params, opt.clip > 0 ? opt.clip : INFINITY);
+    // clip 0: no clipping, but the norm is still measured (clip_grad_norm refuses an infinite bound).
+    real norm = clip_grad_norm(params, opt.clip > 0 ? opt.clip : std::numeric_limits<real>::max());
     adam.set_lr(scheduled_lr(opt, t));
     adam.step();
     check_finite_values(model, t + 1, adam.lr());
