@@ -83,6 +83,7 @@ class Reader {
  public:
   explicit Reader(const std::string& path) : path_(path) {
     std::error_code ec;
+    if (std::filesystem::is_directory(path_, ec)) fail("is a folder, not a file");
     if (!std::filesystem::is_regular_file(path_, ec)) fail(ec ? "cannot open: " + ec.message() : "not a regular file");
     file_size_ = std::filesystem::file_size(path_, ec);
     if (ec) fail("cannot read its size: " + ec.message());

@@ -72,6 +72,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
   if (!a.has("--load")) throw a.error("--load FILE is required");
   if (a.positional().empty()) throw a.error("give the source tokens, e.g. heed predict --load m.safetensors \"3 1 4 1 5\"");
   LoadedModel m = load_model(a.text("--load", ""));
+  if (a.has("--svg") && m.model->config().model == "plain") throw a.error("--svg: the plain model has no attention to draw");
   const Vocab& sv = m.task->src_vocab();
   const Vocab& tv = m.task->tgt_vocab();
   Example ex;
@@ -113,7 +114,6 @@ int cmd_predict(const std::vector<std::string>& argv) {
     }
   } else {
     std::printf("(the plain model has no attention to show)\n");
-    if (a.has("--svg")) throw a.error("--svg: the plain model has no attention to draw");
   }
   if (a.has("--json")) {
     Json::Array src_j, out_j, att_j;
