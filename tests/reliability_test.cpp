@@ -138,9 +138,11 @@ TEST_SUITE("reliability") {
       msg = e.what();
     }
     INFO(msg);
-    CHECK(msg.rfind("train: step 2: ", 0) == 0);  // a gradient here: the loss still fits a double
+    // The loss or a gradient, depending on how the compiler rounds (a fused multiply-add or not).
+    CHECK(msg.rfind("train: step 2: ", 0) == 0);
     bool names_a_parameter = false;
-    for (const auto& [name, p] : m.named_parameters()) names_a_parameter |= msg.find(" " + name + " ") != std::string::npos;
+    for (const auto& [name, p] : m.named_parameters())
+      names_a_parameter |= msg.find(" " + name + " ") != std::string::npos || msg.find(" " + name + ";") != std::string::npos;
     CHECK(names_a_parameter);
     CHECK(msg.find("lower --lr (now 8e+299)") != std::string::npos);
     CHECK(steps_seen == 1);
