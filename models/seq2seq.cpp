@@ -49,6 +49,31 @@ void ModelConfig::validate() const {
     throw Error("model config: " + model + " attention compares s_t (" + std::to_string(hidden) +
                 ") with bidirectional states (" + std::to_string(2 * hidden) +
                 "): sizes differ; use general or additive");
+  // Each size alone may be fine while their products are not; refuse before allocating.
+  if (int64_t n = parameter_count(); n > kMaxParameters)
+    throw Error("model config: " + std::to_string(n) + " parameters (embed " + std::to_string(embed) + ", hidden " +
+                std::to_string(hidden) + ", vocabularies " + std::to_string(src_vocab) + " and " +
+                std::to_string(tgt_vocab) + ") exceed the limit of " + std::to_string(kMaxParameters) +
+                "; choose smaller sizes");
+}
+
+int64_t ModelConfig::parameter_count() const {
+  // Each factor is bounded by validate()'s ranges, so no product overflows int64.
+  const int64_t g = cell == "lstm" ? 4 : cell == "gru" ? 3 : 1;  // gates
+  const int64_t H = hidden, E = embed, D = bidirectional ? 2 * hidden : hidden;
+  auto cell_params = [&](int64_t in) { return g * H * (in + H + 2); };  // weight_ih, weight_hh, two biases
+  int64_t n = (src_vocab + tgt_vocab) * E;                              // embeddings
+  n += (bidirectional ? 2 : 1) * cell_params(E);                        // encoder
+  if (bidirectional) n += D * H + H;                                    // bridge
+  n += cell_params(E + (model == "additive" ? D : 0));                  // decoder
+  if (model == "additive") n += D * H + H * H + H;                      // W1, W2, v
+  if (model == "general") n += D * H;                                   // W
+  if (model == "cosine") n += 1;                                        // beta
+  if (model == "location") n += H * max_src_len;                        // W_a
+  if (is_luong(model)) n += (D + H) * H;                                // combine
+  const int64_t out_in = model == "additive" ? H + D : H;
+  n += out_in * tgt_vocab + tgt_vocab;                                  // out
+  return n;
 }
 
 std::map<std::string, std::string> ModelConfig::to_metadata() const {

@@ -31,8 +31,15 @@ struct ModelConfig {
   bool bidirectional = false;
   int64_t max_src_len = 64;  // the positions location attention can address
 
-  // Throws heed::Error naming the field and value when something is out of range.
+  // Throws heed::Error naming the field and value when something is out of range, and when the
+  // model would have more than kMaxParameters parameters.
   void validate() const;
+  // Exactly Seq2Seq(*this).num_parameters(), computed without building the model.
+  // REQUIRES: each size is within validate()'s range.
+  int64_t parameter_count() const;
+  // 2^26 parameters are 512 MiB as doubles; training holds four such buffers (values,
+  // gradients, Adam's two moments), 2 GiB. Larger models are refused before any allocation.
+  static constexpr int64_t kMaxParameters = int64_t(1) << 26;
   std::map<std::string, std::string> to_metadata() const;
   static ModelConfig from_metadata(const std::map<std::string, std::string>& meta);
 };

@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
 #include "autograd/functions.h"
 #include "nn/loss.h"
@@ -12,6 +14,33 @@ namespace heed {
 real scheduled_lr(const TrainOptions& opt, int64_t t) {
   if (opt.schedule == "constant") return opt.lr;
   return opt.lr * std::max(real(0), 1 - static_cast<real>(t) / static_cast<real>(opt.steps));
+}
+
+real step_memory_bytes(const ModelConfig& c, int64_t batch, int64_t max_len) {
+  // In doubles: about 20 saved values and gradients per (sequence, step) for every feature of
+  // a cell step, plus the attention tensors of every (decoder step, source position) pair --
+  // (B, S, A) per step for additive, a few (B, S) per step for the others.
+  const real B = static_cast<real>(batch), S = static_cast<real>(max_len) + 1, T = S;
+  const real G = c.cell == "lstm" ? 4 : c.cell == "gru" ? 3 : 1;
+  const real H = static_cast<real>(c.hidden), E = static_cast<real>(c.embed);
+  const real D = c.bidirectional ? 2 * H : H, V = static_cast<real>(c.tgt_vocab);
+  real elements = 20 * B * (S + T) * (G * H + D + E + V) + 8 * B * S * T;
+  if (c.model == "additive") elements += 6 * B * S * T * H;
+  if (c.model == "location") elements += 4 * B * T * static_cast<real>(c.max_src_len);
+  return elements * static_cast<real>(sizeof(real));
+}
+
+void check_step_memory(const ModelConfig& config, int64_t batch, int64_t max_len) {
+  real bytes = step_memory_bytes(config, batch, max_len);
+  if (bytes > kMaxStepMemory) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "train: a step of %lld sequences of up to %lld tokens with hidden %lld would need about %.0f GiB "
+                  "(limit %.0f GiB); use a smaller batch, hidden size or length",
+                  static_cast<long long>(batch), static_cast<long long>(max_len), static_cast<long long>(config.hidden),
+                  bytes / (1 << 30), kMaxStepMemory / (1 << 30));
+    throw Error(buf);
+  }
 }
 
 namespace {
@@ -41,15 +70,49 @@ real token_accuracy(const Tensor& logits, const std::vector<int64_t>& targets) {
   return total ? static_cast<real>(right) / total : 0;
 }
 
-void check_finite(const Seq2Seq& model, real loss, int64_t step) {
-  if (!std::isfinite(loss))
-    throw Error("train: step " + std::to_string(step) + ": the loss is " + std::to_string(loss) +
-                " (not finite); lower --lr or check the data");
-  for (const auto& [name, p] : model.named_parameters())
-    for (real g : p.grad().values())
-      if (!std::isfinite(g))
-        throw Error("train: step " + std::to_string(step) + ": the gradient of " + name +
-                    " is not finite; lower --lr");
+std::string num(real x) {
+  if (std::isnan(x)) return "nan";  // not "-nan": the sign of a NaN means nothing
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+// Training stops at the first non-finite number, naming the step and the parameter, so that a
+// diverging run never goes on to write garbage (and save_checkpoint refuses NaN anyway).
+// After backward: the loss, then every gradient.
+void check_finite(const Seq2Seq& model, real loss, int64_t step, real lr) {
+  const std::string at = "train: step " + std::to_string(step) + ": ";
+  const std::string advice = "; lower --lr (now " + num(lr) + ") or check the data";
+  if (!std::isfinite(loss)) {
+    // Name the parameter furthest out: where a diverging run has gone.
+    std::string where;
+    real largest = -1;  // NaN once one is found: then nothing replaces it
+    for (const auto& [name, p] : model.named_parameters())
+      for (real v : p.value().values())
+        if (!std::isnan(largest) && !(std::abs(v) <= largest)) {  // a NaN v is taken too
+          largest = std::abs(v);
+          where = name;
+        }
+    throw Error(at + "the loss is " + num(loss) + " (not finite); the largest parameter value is " + num(largest) +
+                ", in " + where + advice);
+  }
+  for (const auto& [name, p] : model.named_parameters()) {
+    const Tensor& g = p.grad();
+    for (int64_t i = 0; i < g.numel(); ++i)
+      if (!std::isfinite(g[i]))
+        throw Error(at + "the gradient of " + name + " is " + num(g[i]) + " at flat index " + std::to_string(i) + advice);
+  }
+}
+
+// After the update: every parameter.
+void check_finite_values(const Seq2Seq& model, int64_t step, real lr) {
+  for (const auto& [name, p] : model.named_parameters()) {
+    const Tensor& v = p.value();
+    for (int64_t i = 0; i < v.numel(); ++i)
+      if (!std::isfinite(v[i]))
+        throw Error("train: step " + std::to_string(step) + ": the update left " + name + " holding " + num(v[i]) +
+                    " at flat index " + std::to_string(i) + "; lower --lr (now " + num(lr) + ")");
+  }
 }
 
 }  // namespace
@@ -57,6 +120,7 @@ void check_finite(const Seq2Seq& model, real loss, int64_t step) {
 TrainResult train(Seq2Seq& model, const Task& task, const TrainOptions& opt,
                   const std::function<void(const Progress&)>& on_step) {
   validate(opt);
+  check_step_memory(model.config(), opt.batch, task.max_len());
   auto params = model.parameters();
   Adam adam(params, opt.lr);
   Generator data(opt.seed);
@@ -68,10 +132,12 @@ TrainResult train(Seq2Seq& model, const Task& task, const TrainOptions& opt,
     Var loss = cross_entropy(logits, batch.tgt_out, Vocab::kPad);
     adam.zero_grad();
     loss.backward();
-    check_finite(model, loss.item(), t + 1);
-    real norm = clip_grad_norm(params, opt.clip > 0 ? opt.clip : INFINITY);
+    check_finite(model, loss.item(), t + 1, scheduled_lr(opt, t));
+    // clip 0: no clipping, but the norm is still measured (clip_grad_norm refuses an infinite bound).
+    real norm = clip_grad_norm(params, opt.clip > 0 ? opt.clip : std::numeric_limits<real>::max());
     adam.set_lr(scheduled_lr(opt, t));
     adam.step();
+    check_finite_values(model, t + 1, adam.lr());
     result.losses.push_back(loss.item());
     for (int64_t y : batch.tgt_out) result.target_tokens += y != Vocab::kPad;
     if (on_step) {

@@ -34,11 +34,19 @@ struct TrainResult {
   int64_t target_tokens = 0;  // non-PAD target tokens seen
 };
 
+// A rough upper bound of the bytes one training step holds (graph values and their gradients)
+// with sequences of up to max_len tokens; measured peaks (heed bench) stay below half of it.
+real step_memory_bytes(const ModelConfig& config, int64_t batch, int64_t max_len);
+inline constexpr real kMaxStepMemory = real(int64_t(8) << 30);  // 8 GiB
+// Throws heed::Error when step_memory_bytes exceeds kMaxStepMemory, naming the sizes to lower.
+void check_step_memory(const ModelConfig& config, int64_t batch, int64_t max_len);
+
 // The learning rate at step t (0-based) of `steps`.
 real scheduled_lr(const TrainOptions& opt, int64_t t);
 
-// Trains in place. `on_step` (optional) sees every step. Throws heed::Error at the first
-// non-finite loss or gradient, naming the step and the parameter.
+// Trains in place. `on_step` (optional) sees every step. Throws heed::Error before the first
+// step when a step would not fit (check_step_memory), and at the first non-finite loss,
+// gradient or updated parameter, naming the step and the parameter.
 TrainResult train(Seq2Seq& model, const Task& task, const TrainOptions& opt,
                   const std::function<void(const Progress&)>& on_step = {});
 

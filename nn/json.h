@@ -82,8 +82,10 @@ class Json {
 inline constexpr int kJsonMaxDepth = 64;
 
 // Parses one JSON value that makes up all of `text` (surrounding whitespace allowed).
-// Throws heed::Error("json: offset 17: expected ':' after object key") on anything else.
-Json parse_json(std::string_view text, int max_depth = kJsonMaxDepth);
+// Throws heed::Error("json: offset 17: expected ':' after object key") on anything else, and
+// when the text holds more than `max_values` values (containers count), which bounds the
+// memory: a parsed value takes about a hundred bytes, whatever its text ("0," is two).
+Json parse_json(std::string_view text, int max_depth = kJsonMaxDepth, size_t max_values = SIZE_MAX);
 
 // `s` as a JSON string literal, quotes included. Throws heed::Error if `s` is not valid UTF-8.
 std::string json_quote(std::string_view s);

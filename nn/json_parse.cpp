@@ -31,7 +31,8 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 class Parser {
  public:
-  Parser(std::string_view text, int max_depth) : s_(text), max_depth_(max_depth) {}
+  Parser(std::string_view text, int max_depth, size_t max_values)
+      : s_(text), max_depth_(max_depth), max_values_(max_values) {}
 
   Json parse_document() {
     Json v = parse_value(0);
@@ -63,6 +64,7 @@ class Parser {
   Json parse_value(int depth) {
     skip_ws();
     if (pos_ >= s_.size()) fail(pos_, "expected a value, found end of input");
+    if (++values_ > max_values_) fail(pos_, "more than " + std::to_string(max_values_) + " values");
     char c = s_[pos_];
     if (c == '{' || c == '[') {
       if (depth >= max_depth_) fail(pos_, "nesting deeper than " + std::to_string(max_depth_) + " levels");
@@ -262,10 +264,14 @@ class Parser {
   std::string_view s_;
   size_t pos_ = 0;
   int max_depth_;
+  size_t max_values_;
+  size_t values_ = 0;  // parsed so far, containers included
 };
 
 }  // namespace
 
-Json parse_json(std::string_view text, int max_depth) { return Parser(text, max_depth).parse_document(); }
+Json parse_json(std::string_view text, int max_depth, size_t max_values) {
+  return Parser(text, max_depth, max_values).parse_document();
+}
 
 }  // namespace heed

@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 #include <set>
+#include <string_view>
 
 #include "nn/json.h"
 
@@ -77,19 +78,23 @@ struct FileCloser {
 };
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
+// Reads a file, or bytes already in memory (then path_ only names them in messages).
 class Reader {
  public:
-  explicit Reader(const std::string& path) : path_(path) {}
-
-  [[noreturn]] void fail(const std::string& what) const { throw Error("safetensors: " + path_ + ": " + what); }
-
-  Header read_header() {
+  explicit Reader(const std::string& path) : path_(path) {
     std::error_code ec;
+    if (std::filesystem::is_directory(path_, ec)) fail("is a folder, not a file");
     if (!std::filesystem::is_regular_file(path_, ec)) fail(ec ? "cannot open: " + ec.message() : "not a regular file");
     file_size_ = std::filesystem::file_size(path_, ec);
     if (ec) fail("cannot read its size: " + ec.message());
     file_.reset(std::fopen(path_.c_str(), "rb"));
     if (!file_) fail(std::string("cannot open: ") + std::strerror(errno));
+  }
+  Reader(std::string_view bytes, const std::string& name) : path_(name), memory_(bytes), file_size_(bytes.size()) {}
+
+  [[noreturn]] void fail(const std::string& what) const { throw Error("safetensors: " + path_ + ": " + what); }
+
+  Header read_header() {
     if (file_size_ < 8) fail("file is " + std::to_string(file_size_) + " bytes, too short for the 8-byte header size");
     unsigned char prefix[8];
     read_exact(prefix, 8, 0);
@@ -103,7 +108,7 @@ class Reader {
     read_exact(reinterpret_cast<unsigned char*>(text.data()), n, 8);
     Json json;
     try {
-      json = parse_json(text);
+      json = parse_json(text, kJsonMaxDepth, kSafetensorsMaxHeaderValues);
     } catch (const Error& e) {
       fail(std::string("invalid JSON header (offsets count from file byte 8): ") + e.what());
     }
@@ -132,6 +137,11 @@ class Reader {
  private:
   void read_exact(unsigned char* dst, uint64_t n, uint64_t offset) {
     if (n == 0) return;
+    if (!file_) {
+      if (offset > memory_.size() || n > memory_.size() - offset) fail("internal: read past the end of the bytes");
+      std::memcpy(dst, memory_.data() + offset, n);
+      return;
+    }
     if (std::fseek(file_.get(), static_cast<long>(offset), SEEK_SET) != 0 ||
         std::fread(dst, 1, n, file_.get()) != n)
       fail("cannot read bytes [" + std::to_string(offset) + ", " + std::to_string(offset + n) + ") of the file");
@@ -226,14 +236,15 @@ class Reader {
   }
 
   std::string path_;
-  File file_;
+  File file_;               // empty when reading from memory_
+  std::string_view memory_;
   uint64_t file_size_ = 0;
 };
 
 // A temporary file next to the target; removed unless commit() renamed it into place.
 class AtomicFile {
  public:
-  explicit AtomicFile(const std::string& path) : path_(path) {
+  AtomicFile(const std::string& path, const char* op) : path_(path), op_(op) {
     std::filesystem::path target(path);
     std::filesystem::path dir = target.parent_path().empty() ? "." : target.parent_path();
     dir_ = dir.string();
@@ -265,11 +276,12 @@ class AtomicFile {
   }
 
   // Makes the content durable, then atomically replaces the target with it.
-  void commit() {
+  void commit(const SafetensorsWriteHook& before_rename) {
     if (::fsync(fd_) != 0) fail(std::string("cannot fsync the temporary file: ") + std::strerror(errno));
     int rc = ::close(fd_);
     fd_ = -1;
     if (rc != 0) fail(std::string("cannot close the temporary file: ") + std::strerror(errno));
+    if (before_rename) before_rename(temp_);
     if (std::rename(temp_.c_str(), path_.c_str()) != 0)
       fail("cannot rename the temporary file over it: " + std::string(std::strerror(errno)));
     committed_ = true;
@@ -282,9 +294,9 @@ class AtomicFile {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const { throw Error("write_safetensors: " + path_ + ": " + what); }
+  [[noreturn]] void fail(const std::string& what) const { throw Error(op_ + ": " + path_ + ": " + what); }
 
-  std::string path_, dir_, temp_;
+  std::string path_, op_, dir_, temp_;
   int fd_ = -1;
   bool committed_ = false;
 };
@@ -292,7 +304,7 @@ class AtomicFile {
 }  // namespace
 
 void write_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
-                       const std::map<std::string, std::string>& metadata) {
+                       const std::map<std::string, std::string>& metadata, const SafetensorsWriteHook& before_rename) {
   auto fail = [&](const std::string& what) { throw Error("write_safetensors: " + path + ": " + what); };
   // The header first, so that a bad name or value fails before any file is touched.
   Json::Object meta;
@@ -321,7 +333,7 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
   }
   header.append((8 - header.size() % 8) % 8, ' ');  // data starts 8-byte aligned
 
-  AtomicFile out(path);
+  AtomicFile out(path, "write_safetensors");
   unsigned char prefix[8];
   store_le(prefix, header.size(), 8);
   out.write(prefix, 8);
@@ -333,11 +345,24 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
       store_le(bytes.data() + 8 * i, std::bit_cast<uint64_t>(static_cast<f64>(t.value[i])), 8);
     out.write(bytes.data(), bytes.size());
   }
-  out.commit();
+  out.commit(before_rename);
+}
+
+void check_writable(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error("check_writable: " + path + ": is a folder; give a file name");
+  AtomicFile probe(path, "check_writable");  // created, then removed when it goes out of scope
 }
 
 SafetensorsFile read_safetensors(const std::string& path) {
   Reader reader(path);
+  Header h = reader.read_header();
+  return {std::move(h.metadata), reader.read_data(h)};
+}
+
+SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& name) {
+  Reader reader(bytes, name);
   Header h = reader.read_header();
   return {std::move(h.metadata), reader.read_data(h)};
 }

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -20,16 +22,31 @@ struct NamedTensor {
   Tensor value;
 };
 
-// A header larger than this is refused before anything is allocated for it.
+// A header larger than this is refused before anything is allocated for it (the reference
+// implementation's limit).
 inline constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
+// A header holding more JSON values than this is refused while it is parsed: a value takes about
+// a hundred bytes in memory, so a 100 MB header of "0,0,0,..." would otherwise need gigabytes.
+// A tensor's entry is 7 values, so the limit leaves room for tens of thousands of tensors.
+inline constexpr size_t kSafetensorsMaxHeaderValues = 500'000;
 
 // Writes the tensors as F64, in the given order, with `metadata` as "__metadata__". The header
 // is padded with spaces to a multiple of 8 bytes, as the reference writer does, so the data is
 // 8-byte aligned. The write is atomic: a temporary file in the same folder is written, fsynced
 // and renamed over `path`; if anything fails, `path` keeps its previous content and the
 // temporary file is removed. REQUIRES: names are distinct, non-empty and not "__metadata__".
+// `before_rename` is for tests only: it runs once the temporary file (its path is the argument)
+// is written and fsynced, just before the rename, so a test can throw there or kill the process
+// and then check that `path` still holds its previous content.
+using SafetensorsWriteHook = std::function<void(const std::string& temp_path)>;
 void write_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
-                       const std::map<std::string, std::string>& metadata);
+                       const std::map<std::string, std::string>& metadata,
+                       const SafetensorsWriteHook& before_rename = {});
+
+// Throws heed::Error unless a file can be written at `path` now: the folder must exist and take
+// a new file, and `path` must not be a folder. Finds out by creating and removing a temporary
+// file next to it, so a long run can fail before it starts instead of at its end.
+void check_writable(const std::string& path);
 
 struct SafetensorsFile {
   std::map<std::string, std::string> metadata;
@@ -41,6 +58,10 @@ struct SafetensorsFile {
 // spans must tile the data section exactly -- no overlap, no gap, no bytes after the last
 // tensor (the format's rule: a file with unaccounted bytes is refused, not guessed at).
 SafetensorsFile read_safetensors(const std::string& path);
+
+// The same as read_safetensors, for the bytes of a file already in memory; `name` stands for
+// the file in error messages.
+SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& name = "<memory>");
 
 // The "__metadata__" map alone (empty if absent), after the same checks of the header and of
 // the offsets against the file size; the tensor data is not read.

@@ -1,4 +1,5 @@
-// Chapter 06: the heed command line, run as a user runs it (build/heed, from the repo root).
+// Chapter 06: the heed command line, run as a user runs it (build/heed, from the repo root;
+// $HEED_BUILD/heed when set, as make sanitize does).
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "nn/json.h"
+#include "tests/chapter_check.h"
 
 using namespace heed;
 
@@ -40,7 +42,7 @@ class Scratch {
 
   Run heed(const std::string& args) const {
     std::string out = path("stdout"), err = path("stderr");
-    std::string cmd = "build/heed " + args + " >" + out + " 2>" + err + " </dev/null";
+    std::string cmd = build_dir() + "/heed " + args + " >" + out + " 2>" + err + " </dev/null";
     int raw = std::system(cmd.c_str());
     Run r;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

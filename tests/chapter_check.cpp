@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -101,14 +102,14 @@ std::vector<Block> marked_blocks(const std::string& path) {
   return blocks;
 }
 
-// "tutorials/01_tensors" -> "build/tutorial-01".
+// "tutorials/01_tensors" -> "build/tutorial-01" (or $HEED_BUILD/tutorial-01).
 std::string program_of(const std::string& dir) {
   std::string base = std::filesystem::path(dir).lexically_normal().filename().string();
   if (base.empty()) base = std::filesystem::path(dir).parent_path().filename().string();
   REQUIRE_MESSAGE((base.size() >= 2 && std::isdigit(static_cast<unsigned char>(base[0])) &&
                    std::isdigit(static_cast<unsigned char>(base[1]))),
                   dir << ": a chapter directory starts with two digits, like tutorials/01_tensors");
-  return "build/tutorial-" + base.substr(0, 2);
+  return build_dir() + "/tutorial-" + base.substr(0, 2);
 }
 
 // Runs `command` and returns its stdout; `status` gets its exit status (-1 if it did not exit).
@@ -226,6 +227,11 @@ std::vector<Block> check_blocks(const std::string& dir, const std::set<std::stri
 }
 
 }  // namespace
+
+std::string build_dir() {
+  const char* dir = std::getenv("HEED_BUILD");
+  return dir && *dir ? dir : "build";
+}
 
 void check_chapter(const std::string& dir) {
   // A chapter that marks nothing would pass without checking anything.

@@ -1,7 +1,7 @@
 // The chapter check: a chapter's README.md may only show code and output that are real.
 // Inside doctest assertions, check_chapter(dir) verifies, for dir like "tutorials/01_tensors":
 //   - a fenced block right after a line `<!-- output: ARGS -->` equals, byte for byte, the stdout of
-//     `build/tutorial-NN ARGS` (NN from the dir name; ARGS may be empty), and the program exits 0;
+//     `BUILD/tutorial-NN ARGS` (NN from the dir name; ARGS may be empty), and the program exits 0;
 //   - a fenced block right after `<!-- code: PATH -->` appears as contiguous lines of PATH.
 // Blocks marked `<!-- output-full: ARGS -->` (long runs) are left to check_chapter_full(dir), which
 // the skipped suite "chapters_full" runs: build/tests -ts=chapters_full --no-skip.
@@ -9,6 +9,10 @@
 #pragma once
 
 #include <string>
+
+// The folder holding the programs under test: $HEED_BUILD if set (make sanitize sets it to
+// build/sanitize), else "build".
+std::string build_dir();
 
 void check_chapter(const std::string& dir);
 void check_chapter_full(const std::string& dir);

@@ -80,6 +80,8 @@ int cmd_bench(const std::vector<std::string>& argv) {
   ReverseTask task(V, L, L);
   c.src_vocab = c.tgt_vocab = task.src_vocab().size();
   c.max_src_len = L;
+  c.validate();
+  check_step_memory(c, B, L);  // before anything large is allocated
 
   Generator gen(0);
   Seq2Seq model(c, gen);

@@ -1,6 +1,7 @@
 #include "tools/common.h"
 
 #include <cstdio>
+#include <filesystem>
 
 #include "nn/checkpoint.h"
 
@@ -47,6 +48,13 @@ LoadedModel load_model(const std::string& path) {
   if (out.task->src_vocab().size() != config.src_vocab || out.task->tgt_vocab().size() != config.tgt_vocab)
     throw Error("load " + path + ": the model's vocabularies (" + std::to_string(config.src_vocab) + ", " +
                 std::to_string(config.tgt_vocab) + ") do not fit task " + task);
+  // A file too small for the model its metadata describes is refused before the model is
+  // built: lying metadata must not make heed allocate (F16, the narrowest type, is 2 bytes).
+  std::error_code ec;
+  uint64_t bytes = std::filesystem::file_size(path, ec);
+  if (ec || static_cast<uint64_t>(config.parameter_count()) > bytes / 2)
+    throw Error("load " + path + ": its metadata describes a model of " + std::to_string(config.parameter_count()) +
+                " parameters, more than its " + std::to_string(bytes) + " bytes can hold");
   Generator gen(0);  // the weights are about to be replaced
   out.model = std::make_unique<Seq2Seq>(config, gen);
   load_checkpoint(*out.model, path);

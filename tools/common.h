@@ -9,6 +9,7 @@
 
 #include "models/seq2seq.h"
 #include "models/tasks.h"
+#include "models/train.h"
 #include "tools/args.h"
 
 namespace heed {
@@ -17,6 +18,19 @@ int cmd_train(const std::vector<std::string>& argv);
 int cmd_eval(const std::vector<std::string>& argv);
 int cmd_predict(const std::vector<std::string>& argv);
 int cmd_bench(const std::vector<std::string>& argv);
+
+// What `heed train` was asked to do: its flags read and checked -- ranges, the model's size
+// and a step's memory -- with nothing large built yet. Throws heed::Error on any mistake.
+struct TrainPlan {
+  bool help = false;  // --help: print the help, nothing else is read
+  std::unique_ptr<Task> task;
+  ModelConfig config;
+  TrainOptions opt;
+  int64_t seed = 1, eval_samples = 500;
+  std::string save;  // empty: do not save
+  bool json = false;
+};
+TrainPlan parse_train_flags(const std::vector<std::string>& argv);
 
 // The checkpoint's metadata: the model's configuration plus the task that trained it.
 std::map<std::string, std::string> checkpoint_metadata(const ModelConfig& config, const Task& task,

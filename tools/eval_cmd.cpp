@@ -81,6 +81,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
   if (a.positional().empty()) throw a.error("give the source tokens, e.g. heed predict --load m.safetensors \"3 1 4 1 5\"");
   const int64_t beam = a.integer("--beam", 1, 1, 100);
   LoadedModel m = load_model(a.text("--load", ""));
+  if (a.has("--svg") && m.model->config().model == "plain") throw a.error("--svg: the plain model has no attention to draw");
   const Vocab& sv = m.task->src_vocab();
   const Vocab& tv = m.task->tgt_vocab();
   const std::string& model_name = m.model->config().model;

@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
     std::string msg = e.what();
     for (char& c : msg)
       if (c == '\n') c = ' ';
-    if (msg.rfind("heed ", 0) != 0) msg = "heed " + command + ": " + msg;
+    if (msg.rfind(command + ": ", 0) == 0) msg = "heed " + msg;  // "train: step 4: ..."
+    else if (msg.rfind("heed ", 0) != 0) msg = "heed " + command + ": " + msg;
     std::fprintf(stderr, "%s\n", msg.c_str());
     return 2;
   } catch (const std::bad_alloc&) {

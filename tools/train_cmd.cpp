@@ -1,12 +1,15 @@
 // heed train: train a model on a task, report progress, evaluate on held-out data, save.
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "models/train.h"
 #include "nn/checkpoint.h"
 #include "nn/json.h"
+#include "nn/safetensors.h"
 #include "tools/common.h"
 
 namespace heed {
@@ -69,43 +72,72 @@ class Reporter {
 
 }  // namespace
 
-int cmd_train(const std::vector<std::string>& argv) {
+TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   Args a("train", argv,
          {"--task", "--model", "--cell", "--vocab", "--min-len", "--max-len", "--embed", "--hidden", "--batch",
           "--steps", "--lr", "--schedule", "--clip", "--seed", "--save", "--eval-samples"},
          {"--json", "--help", "--bidirectional"});
+  TrainPlan plan;
   if (a.has("--help")) {
-    std::fputs(kHelp, stdout);
-    return 0;
+    plan.help = true;
+    return plan;
   }
   std::string task_name = a.choice("--task", "reverse", task_names());
   int64_t min_len = a.integer("--min-len", 5, 1, SymbolTask::kMaxLength);
   int64_t max_len = a.integer("--max-len", std::max<int64_t>(10, min_len), 1, SymbolTask::kMaxLength);
   if (min_len > max_len)
     throw a.error("--min-len " + std::to_string(min_len) + " is greater than --max-len " + std::to_string(max_len));
-  auto task = make_task(task_name, a.integer("--vocab", 10, 1, SymbolTask::kMaxVocab), min_len, max_len);
+  plan.task = make_task(task_name, a.integer("--vocab", 10, 1, SymbolTask::kMaxVocab), min_len, max_len);
 
-  ModelConfig config;
+  ModelConfig& config = plan.config;
   config.model = a.choice("--model", "additive", {"plain", "additive", "general", "dot", "scaled", "cosine", "location"});
   config.cell = a.choice("--cell", "gru", {"gru", "lstm", "rnn"});
   config.bidirectional = a.has("--bidirectional");
   config.embed = a.integer("--embed", 32, 1, 4096);
   config.hidden = a.integer("--hidden", 64, 1, 4096);
-  config.src_vocab = task->src_vocab().size();
-  config.tgt_vocab = task->tgt_vocab().size();
-  config.max_src_len = std::max<int64_t>(64, 2 * task->max_len());
+  config.src_vocab = plan.task->src_vocab().size();
+  config.tgt_vocab = plan.task->tgt_vocab().size();
+  config.max_src_len = std::max<int64_t>(64, 2 * plan.task->max_len());
+  try {
+    config.validate();  // the product of the sizes, before anything is allocated
+  } catch (const Error& e) {
+    throw a.error(e.what());
+  }
 
-  TrainOptions opt;
+  TrainOptions& opt = plan.opt;
   opt.steps = a.integer("--steps", 3000, 1, 100000000);
   opt.batch = a.integer("--batch", 32, 1, 100000);
   opt.lr = a.number("--lr", 3e-3, 0, 10);
   opt.schedule = a.choice("--schedule", "linear", {"linear", "constant"});
   opt.clip = a.number("--clip", 1.0, -1e-300, 1e6);
-  int64_t seed = a.integer("--seed", 1, 0, INT64_MAX);
-  opt.seed = static_cast<uint64_t>(seed) + 1000003;  // the data stream, apart from the weights'
-  int64_t eval_samples = a.integer("--eval-samples", 500, 1, 1000000);
-  std::string save = a.text("--save", "");
-  bool json = a.has("--json");
+  plan.seed = a.integer("--seed", 1, 0, INT64_MAX);
+  opt.seed = static_cast<uint64_t>(plan.seed) + 1000003;  // the data stream, apart from the weights'
+  plan.eval_samples = a.integer("--eval-samples", 500, 1, 1000000);
+  plan.save = a.text("--save", "");
+  plan.json = a.has("--json");
+  check_step_memory(config, opt.batch, plan.task->max_len());
+  return plan;
+}
+
+int cmd_train(const std::vector<std::string>& argv) {
+  TrainPlan plan = parse_train_flags(argv);
+  if (plan.help) {
+    std::fputs(kHelp, stdout);
+    return 0;
+  }
+  // A run that cannot save should fail now, not after training.
+  if (!plan.save.empty()) {
+    try {
+      check_writable(plan.save);
+    } catch (const Error& e) {
+      throw Error(std::string("heed train: --save: ") + e.what());
+    }
+  }
+  const ModelConfig& config = plan.config;
+  const TrainOptions& opt = plan.opt;
+  const Task* task = plan.task.get();
+  const int64_t seed = plan.seed, eval_samples = plan.eval_samples;
+  const std::string& save = plan.save;
 
   Generator gen(static_cast<uint64_t>(seed));
   Seq2Seq model(config, gen);
@@ -114,8 +146,17 @@ int cmd_train(const std::vector<std::string>& argv) {
               static_cast<long long>(model.num_parameters()), task->name().c_str(),
               static_cast<long long>(opt.steps), static_cast<long long>(opt.batch));
   std::fflush(stdout);
-  Reporter report(opt.steps);
-  TrainResult r = train(model, *task, opt, std::ref(report));
+  Reporter reporter(opt.steps);
+  // Test hook (tests/reliability_test.cpp): HEED_TEST_NAN_AFTER_STEP=k turns one weight into NaN
+  // after step k, so that a test can watch the non-finite guard stop the run from the outside.
+  // No learning rate heed accepts drives a model to NaN, so there is no honest flag for it.
+  int64_t poison = -1;
+  if (const char* env = std::getenv("HEED_TEST_NAN_AFTER_STEP")) poison = std::atoll(env);
+  auto report = [&](const Progress& p) {
+    reporter(p);
+    if (p.step == poison) model.named_parameters().back().second.value()[0] = std::nan("");
+  };
+  TrainResult r = train(model, *task, opt, report);
 
   int64_t tail = std::min<int64_t>(50, static_cast<int64_t>(r.losses.size()));
   real loss = 0;
@@ -133,7 +174,7 @@ int cmd_train(const std::vector<std::string>& argv) {
                                         {{"seed", std::to_string(seed)}, {"steps", std::to_string(opt.steps)}}));
     std::printf("saved to %s\n", save.c_str());
   }
-  if (json) {
+  if (plan.json) {
     Json j = Json::object({{"task", task->name()},
                            {"model", config.model},
                            {"cell", config.cell},
