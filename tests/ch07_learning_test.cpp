@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "models/train.h"
+#include "tests/chapter_check.h"
 
 using namespace heed;
 
@@ -41,4 +42,12 @@ TEST_SUITE("ch08_multiplicative_attention") {
     INFO("exact " << acc.exact() << ", token " << acc.token());
     CHECK(acc.exact() >= 0.95);
   }
+}
+
+TEST_SUITE("ch07_additive_attention") {
+  TEST_CASE("chapter 07 shows what its program prints") { check_chapter("tutorials/07_additive_attention"); }
+}
+
+TEST_SUITE("ch08_multiplicative_attention") {
+  TEST_CASE("chapter 08 shows what its program prints") { check_chapter("tutorials/08_multiplicative_attention"); }
 }

@@ -9,6 +9,7 @@
 #include "models/seq2seq.h"
 #include "models/tasks.h"
 #include "models/train.h"
+#include "tests/chapter_check.h"
 
 using namespace heed;
 
@@ -64,4 +65,8 @@ TEST_SUITE("ch09_attention_matrices") {
     INFO("output steps whose largest weight is on source position t: " << fraction);
     CHECK(fraction >= 0.9);  // measured 0.999
   }
+}
+
+TEST_SUITE("ch09_attention_matrices") {
+  TEST_CASE("chapter 09 shows what its program prints") { check_chapter("tutorials/09_attention_matrices"); }
 }
