@@ -51,6 +51,17 @@ void zoo(bool quick) {
               ll(steps));
   real beta = 0;
   std::printf("%-9s %-35s %7s %7s %7s %7s\n", "model", "score e_ti", "params", "exact", "token", "@ 10");
+  {  // untimed: the process's first training pays for warming up its memory
+    ModelConfig c;
+    c.model = "plain";
+    Generator gen(2);
+    Seq2Seq warm(c, gen);
+    TrainOptions opt;
+    opt.steps = quick ? 2 : 30;
+    opt.batch = 32;
+    opt.seed = 2;
+    train(warm, task, opt);
+  }
   for (const Species& s : kZoo) {
     ModelConfig c;
     c.model = s.model;
@@ -137,8 +148,7 @@ void layers() {
   real diff = 0;
   for (int64_t i = 0; i < 5; ++i)
     for (int64_t d = 0; d < 8; ++d) diff = std::max(diff, std::abs(py.data()[i * 8 + d] - y.data()[perm[i] * 8 + d]));
-  std::printf("  positions permuted 3 0 2 1: output rows permuted the same way, largest difference %.0e\n",
-              diff < 1e-15 ? 0.0 : diff);
+  std::printf("  positions permuted 3 0 2 1: output rows permuted the same way, largest difference %.1e\n", diff);
   const Tensor sx = x;
   bool same_result = equal(single.forward(Var(sx), padding).output.value(),
                            mha1.forward(Var(sx), padding).output.value());
