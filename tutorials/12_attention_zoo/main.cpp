@@ -209,7 +209,16 @@ void tagger(bool quick) {
   std::fprintf(stderr, "  tagger: %.1f s CPU for %lld steps\n", cpu_seconds() - t0, ll(steps));
   std::printf("(loss and token accuracy: the mean over the %lld steps up to each row)\n", ll(every));
   TagAccuracy acc = evaluate_tagger(model, task, samples, 99);
-  std::printf("held-out (%lld sequences): token %.3f, exact %.3f\n\n", ll(samples), acc.token(), acc.exact());
+  std::printf("held-out (%lld sequences): token %.3f, exact %.3f\n", ll(samples), acc.token(), acc.exact());
+  {  // the same budget without the BOS
+    TaggerConfig nc = c;
+    nc.bos = false;
+    Generator ngen(1);
+    SelfAttentionTagger no_bos(nc, ngen);
+    train_tagger(no_bos, task, opt);
+    TagAccuracy nacc = evaluate_tagger(no_bos, task, samples, 99);
+    std::printf("the same without the BOS:       token %.3f, exact %.3f\n\n", nacc.token(), nacc.exact());
+  }
 
   // One example, the head that looks most at the positions holding the query's own symbol.
   const Vocab& v = task.vocab();
@@ -241,8 +250,8 @@ void tagger(bool quick) {
     rows.emplace_back(w.data() + (best * Sp + i) * Sp, w.data() + (best * Sp + i + 1) * Sp);
   std::printf("== 4. where one head looks: 2 0 3 2 4 0 2 1, counts%s, predicted%s\n", labels.c_str(),
               predicted.c_str());
-  std::printf("head %lld (of %lld: the one with most weight on the query's own symbol, %.0f%% of it)\n", ll(best),
-              ll(c.heads), 100 * best_mass / b.len);
+  std::printf("head %lld of %lld: %.0f%% of its weight on positions holding the query's symbol, the most of any head\n",
+              ll(best), ll(c.heads), 100 * best_mass / b.len);
   std::string map = terminal_heatmap(keys, queries, rows, false);
   if (!map.empty() && map.back() != '\n') map += '\n';
   std::printf("%s", map.c_str());
