@@ -9,6 +9,7 @@
 #include "nn/positions.h"
 #include "nn/self_attention.h"
 #include "tensor/random.h"
+#include "tests/chapter_check.h"
 
 using namespace heed;
 
@@ -398,3 +399,7 @@ TEST_SUITE("ch12_attention_zoo") {
     CHECK(no_bias.num_parameters() == 4 * 64);
   }
 }  // TEST_SUITE
+
+TEST_SUITE("ch12_attention_zoo") {
+  TEST_CASE("chapter 12 shows what its program prints") { check_chapter("tutorials/12_attention_zoo"); }
+}
