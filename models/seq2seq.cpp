@@ -140,10 +140,13 @@ Seq2Seq::Seq2Seq(const ModelConfig& config, Generator& gen)
   register_module("out", out_);
 }
 
-DecoderState Seq2Seq::start(const Batch& batch) const {
+DecoderState Seq2Seq::start(const Batch& batch) const { return start(batch, nullptr); }
+
+DecoderState Seq2Seq::start(const Batch& batch, std::vector<Var>* encoder_steps) const {
   const int64_t B = batch.batch, S = batch.src_len;
   Var x = reshape(src_embed_.forward(batch.src), {B, S, config_.embed});  // (B, S, E)
   EncoderOutput enc = encoder_.forward(x, batch.lengths);
+  if (encoder_steps) *encoder_steps = enc.steps;
   DecoderState st;
   st.mask = length_mask(batch.lengths, S, "seq2seq");
   st.values = enc.states;

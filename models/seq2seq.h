@@ -77,6 +77,9 @@ class Seq2Seq : public Module {
 
   // The pieces, for decoders built step by step (beam search, the tutorials).
   DecoderState start(const Batch& batch) const;
+  // The same, also handing out the encoder's state after each source position (forward
+  // direction; see EncoderOutput::steps), to measure the gradient that reaches each.
+  DecoderState start(const Batch& batch, std::vector<Var>* encoder_steps) const;
   StepOutput step(const std::vector<int64_t>& prev_tokens, DecoderState& st) const;  // advances st
   Var logits(const Var& out) const { return out_.forward(out); }
 

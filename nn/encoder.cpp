@@ -29,8 +29,10 @@ RecurrentEncoder::RecurrentEncoder(const std::string& cell, int64_t input_size, 
 namespace {
 
 // Runs `cell` over time in the order given; returns the per-step states (B, H), already
-// zero at padded positions, indexed by position, and the state after the last step.
-std::vector<Var> unroll(const Cell& cell, const Var& projected, const Tensor& mask, bool reverse, State& state) {
+// zero at padded positions, indexed by position, and the state after the last step. `carried`
+// (optional) receives the state carried on from each position, indexed by position.
+std::vector<Var> unroll(const Cell& cell, const Var& projected, const Tensor& mask, bool reverse, State& state,
+                        std::vector<Var>* carried = nullptr) {
   const int64_t B = projected.shape()[0], S = projected.shape()[1], G = projected.shape()[2];
   std::vector<Var> out(S);
   Var zero(Tensor::zeros({B, cell.hidden_size()}));
@@ -42,6 +44,7 @@ std::vector<Var> unroll(const Cell& cell, const Var& projected, const Tensor& ma
     // A padded step keeps the previous state exactly, and contributes nothing.
     state.h = where(m, next.h, state.h);
     if (state.c.defined()) state.c = where(m, next.c, state.c);
+    if (carried) carried->push_back(state.h);  // for inspecting gradients (chapter 10)
     out[t] = where(m, state.h, zero);
   }
   return out;
@@ -58,8 +61,8 @@ EncoderOutput RecurrentEncoder::forward(const Var& inputs, const std::vector<int
   const int64_t B = inputs.shape()[0], S = inputs.shape()[1];
   Tensor mask = length_mask(lengths, S, "encoder");
   State fwd = forward_->zero_state(B);
-  std::vector<Var> states = unroll(*forward_, forward_->input_projection(inputs), mask, false, fwd);
   EncoderOutput out;
+  std::vector<Var> states = unroll(*forward_, forward_->input_projection(inputs), mask, false, fwd, &out.steps);
   if (!backward_) {
     out.states = stack(states, 1);
     out.last = fwd;

@@ -17,6 +17,10 @@ struct EncoderOutput {
   // Each direction's final state: forward at position length-1, backward at position 0,
   // concatenated along the last axis: h (B, D*H) (and c for an LSTM).
   State last;
+  // The forward direction's state after each position t, as the graph node the recurrence
+  // carries on to t+1 (before padded positions are zeroed): S Vars of (B, H). Gradients read
+  // here (Var::retain_grad) count every path from h_t, through the recurrence and the states.
+  std::vector<Var> steps;
 };
 
 class RecurrentEncoder : public Module {
