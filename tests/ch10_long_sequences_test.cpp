@@ -12,6 +12,7 @@
 #include "models/train.h"
 #include "nn/encoder.h"
 #include "nn/loss.h"
+#include "tests/chapter_check.h"
 
 using namespace heed;
 
@@ -146,4 +147,10 @@ TEST_SUITE("ch10_long_sequences") {
     CHECK(here == there);
     CHECK(w_here.values() == w_there.values());
   }
+}
+
+TEST_SUITE("ch10_long_sequences") {
+  // The chapter's three trainings take minutes: make check-chapters compares their output; this
+  // checks the code the chapter quotes.
+  TEST_CASE("chapter 10 quotes the code it compiles") { check_chapter("tutorials/10_long_sequences"); }
 }
