@@ -9,6 +9,7 @@
 
 #include "nn/json.h"
 #include "viz/svg.h"
+#include "tests/chapter_check.h"
 
 using namespace heed;
 
@@ -46,7 +47,7 @@ class Scratch {
 
   Run heed(const std::string& args) const {
     std::string out = path("stdout"), err = path("stderr");
-    std::string cmd = "build/heed " + args + " >" + out + " 2>" + err + " </dev/null";
+    std::string cmd = build_dir() + "/heed " + args + " >" + out + " 2>" + err + " </dev/null";
     int raw = std::system(cmd.c_str());
     Run r;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

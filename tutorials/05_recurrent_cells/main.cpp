@@ -199,7 +199,8 @@ void vanishing(int64_t T) {
     RecurrentEncoder enc(c.kind, I, H, false, gen);
     // Gate order: gru r, z, n and lstm i, f, g, o; rows H..2H of the biases are z or f.
     Var bias = enc.cell().bias_hh;
-    for (int64_t j = H; j < 2 * H; ++j) bias.value()[j] += c.gate_bias;
+    if (c.gate_bias != 0)  // rnn has one gate: its bias has only H rows
+      for (int64_t j = H; j < 2 * H; ++j) bias.value()[j] += c.gate_bias;
     norms.push_back(input_gradient_norms(enc, x, R));
   }
   std::printf("%5s", "k");
