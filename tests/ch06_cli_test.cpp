@@ -1,73 +1,18 @@
 // Chapter 06: the heed command line, run as a user runs it (build/heed, from the repo root;
 // $HEED_BUILD/heed when set, as make sanitize does).
 #include <doctest/doctest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
-#include "nn/json.h"
-#include "tests/chapter_check.h"
+#include "tests/heed_cli.h"
 
 using namespace heed;
 
-namespace {
-
-struct Run {
-  int status = -1;
-  std::string out, err;
-  // The last line of stdout, parsed (what --json promises).
-  Json json() const {
-    std::string s = out;
-    while (!s.empty() && s.back() == '\n') s.pop_back();
-    return parse_json(s.substr(s.rfind('\n') == std::string::npos ? 0 : s.rfind('\n') + 1));
-  }
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-class Scratch {
- public:
-  Scratch() : dir_(std::filesystem::temp_directory_path() / ("heed-cli-" + std::to_string(::getpid()))) {
-    std::filesystem::create_directories(dir_);
-  }
-  ~Scratch() { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  Run heed(const std::string& args) const {
-    std::string out = path("stdout"), err = path("stderr");
-    std::string cmd = build_dir() + "/heed " + args + " >" + out + " 2>" + err + " </dev/null";
-    int raw = std::system(cmd.c_str());
-    Run r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
-
- private:
-  std::filesystem::path dir_;
-};
-
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
-
-}  // namespace
-
 TEST_SUITE("ch06_seq2seq") {
   TEST_CASE("heed train, eval, predict and bench: the happy path with --json") {
-    Scratch s;
+    Scratch s("cli");
     std::string model = s.path("m.safetensors");
-    Run t = s.heed("train --task reverse --model additive --min-len 3 --max-len 5 --embed 8 --hidden 12 --batch 8 "
+    CliRun t = s.heed("train --task reverse --model additive --min-len 3 --max-len 5 --embed 8 --hidden 12 --batch 8 "
                    "--steps 20 --eval-samples 50 --save " + model + " --json");
     INFO(t.err);
     REQUIRE(t.status == 0);
@@ -78,7 +23,7 @@ TEST_SUITE("ch06_seq2seq") {
     CHECK(j.find("steps")->as_int() == 20);
     CHECK(std::filesystem::exists(model));
 
-    Run e = s.heed("eval --load " + model + " --lengths 3,7 --samples 20 --json");
+    CliRun e = s.heed("eval --load " + model + " --lengths 3,7 --samples 20 --json");
     INFO(e.err);
     REQUIRE(e.status == 0);
     Json ej = e.json();
@@ -88,7 +33,7 @@ TEST_SUITE("ch06_seq2seq") {
     CHECK(rows[1].find("n")->as_int() == 20);
     CHECK(rows[0].find("exact")->as_real() >= 0);
 
-    Run p = s.heed("predict --load " + model + " --json \"3 1 4 1 5\"");
+    CliRun p = s.heed("predict --load " + model + " --json \"3 1 4 1 5\"");
     INFO(p.err);
     REQUIRE(p.status == 0);
     Json pj = p.json();
@@ -99,7 +44,7 @@ TEST_SUITE("ch06_seq2seq") {
     CHECK(pj.find("attention")->as_array()[0].as_array().size() == 5);
     CHECK(pj.find("log_prob")->as_real() <= 0);
 
-    Run b = s.heed("bench --model dot --embed 8 --hidden 8 --batch 4 --len 3 --steps 2 --warmup 0 --json");
+    CliRun b = s.heed("bench --model dot --embed 8 --hidden 8 --batch 4 --len 3 --steps 2 --warmup 0 --json");
     INFO(b.err);
     REQUIRE(b.status == 0);
     for (const char* key : {"model", "embed", "hidden", "batch", "len", "ms_per_step", "tokens_per_second", "peak_rss_mb"})
@@ -107,7 +52,7 @@ TEST_SUITE("ch06_seq2seq") {
   }
 
   TEST_CASE("heed: bad flags and values give one line on stderr and exit status 2") {
-    Scratch s;
+    Scratch s("cli");
     const char* bad[] = {
         "train --steps",                 // missing value
         "train --steps 0",               // out of range
@@ -124,26 +69,26 @@ TEST_SUITE("ch06_seq2seq") {
         "frobnicate",
     };
     for (const char* args : bad) {
-      Run r = s.heed(args);
+      CliRun r = s.heed(args);
       INFO("heed " << std::string(args) << " -> status " << r.status << ", stderr: " << r.err);
       CHECK(r.status == 2);
-      CHECK(lines(r.err) == 1);
+      CHECK(count_lines(r.err) == 1);
       CHECK(r.err.rfind("heed", 0) == 0);
     }
   }
 
   TEST_CASE("heed predict rejects unknown tokens clearly") {
-    Scratch s;
+    Scratch s("cli");
     std::string model = s.path("m.safetensors");
     REQUIRE(s.heed("train --model plain --min-len 2 --max-len 3 --embed 4 --hidden 4 --batch 2 --steps 2 --eval-samples 2 "
                    "--save " + model).status == 0);
-    Run r = s.heed("predict --load " + model + " \"3 1 42\"");
+    CliRun r = s.heed("predict --load " + model + " \"3 1 42\"");
     CHECK(r.status == 2);
     CHECK(r.err.find("unknown token '42'") != std::string::npos);
-    Run empty = s.heed("predict --load " + model + " \"  \"");
+    CliRun empty = s.heed("predict --load " + model + " \"  \"");
     CHECK(empty.status == 2);
-    CHECK(lines(empty.err) == 1);
-    Run help = s.heed("train --help");
+    CHECK(count_lines(empty.err) == 1);
+    CliRun help = s.heed("train --help");
     CHECK(help.status == 0);
     CHECK(help.out.find("--model") != std::string::npos);
   }

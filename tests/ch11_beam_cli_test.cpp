@@ -9,26 +9,12 @@
 
 #include "nn/json.h"
 #include "viz/svg.h"
-#include "tests/chapter_check.h"
+#include "tests/heed_cli.h"
 
 using namespace heed;
 
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-  Json json() const {  // the last line of stdout
-    std::string s = out;
-    while (!s.empty() && s.back() == '\n') s.pop_back();
-    return parse_json(s.substr(s.rfind('\n') == std::string::npos ? 0 : s.rfind('\n') + 1));
-  }
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
 
 size_t count(const std::string& s, const std::string& what) {
   size_t n = 0;
@@ -36,38 +22,15 @@ size_t count(const std::string& s, const std::string& what) {
   return n;
 }
 
-// A scratch directory with two tiny trained models (20 steps: enough for a checkpoint).
-class Scratch {
- public:
-  Scratch() : dir_(std::filesystem::temp_directory_path() / ("heed-beam-" + std::to_string(::getpid()))) {
-    std::filesystem::create_directories(dir_);
-  }
-  ~Scratch() { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  Run heed(const std::string& args) const {
-    std::string out = path("stdout"), err = path("stderr");
-    std::string cmd = build_dir() + "/heed " + args + " >" + out + " 2>" + err + " </dev/null";
-    int raw = std::system(cmd.c_str());
-    Run r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
-
-  std::string train(const std::string& model) const {
-    std::string file = path(model + ".safetensors");
-    Run t = heed("train --task reverse --model " + model +
-                 " --min-len 3 --max-len 5 --embed 8 --hidden 12 --batch 8 --steps 20 --eval-samples 10 --save " + file);
-    INFO(t.err);
-    REQUIRE(t.status == 0);
-    return file;
-  }
-
- private:
-  std::filesystem::path dir_;
-};
+// A tiny trained model in the scratch folder (20 steps: enough for a checkpoint).
+std::string train_tiny(const Scratch& s, const std::string& model) {
+  std::string file = s.path(model + ".safetensors");
+  CliRun t = s.heed("train --task reverse --model " + model +
+                    " --min-len 3 --max-len 5 --embed 8 --hidden 12 --batch 8 --steps 20 --eval-samples 10 --save " + file);
+  INFO(t.err);
+  REQUIRE(t.status == 0);
+  return file;
+}
 
 std::vector<std::string> strings(const Json& array) {
   std::vector<std::string> out;
@@ -79,11 +42,11 @@ std::vector<std::string> strings(const Json& array) {
 
 TEST_SUITE("ch11_translation") {
   TEST_CASE("heed predict --beam: greedy by default, K hypotheses listed best first, score in --json") {
-    Scratch s;
-    std::string model = s.train("additive");
-    Run greedy = s.heed("predict --load " + model + " --json \"3 1 4 1 5\"");
-    Run beam1 = s.heed("predict --load " + model + " --beam 1 --json \"3 1 4 1 5\"");
-    Run beam4 = s.heed("predict --load " + model + " --beam 4 --json \"3 1 4 1 5\"");
+    Scratch s("beam");
+    std::string model = train_tiny(s, "additive");
+    CliRun greedy = s.heed("predict --load " + model + " --json \"3 1 4 1 5\"");
+    CliRun beam1 = s.heed("predict --load " + model + " --beam 1 --json \"3 1 4 1 5\"");
+    CliRun beam4 = s.heed("predict --load " + model + " --beam 4 --json \"3 1 4 1 5\"");
     INFO(greedy.err << beam1.err << beam4.err);
     REQUIRE(greedy.status == 0);
     REQUIRE(beam1.status == 0);
@@ -106,22 +69,22 @@ TEST_SUITE("ch11_translation") {
     CHECK(beam4.out.find("\n   5  ") == std::string::npos);
 
     for (const char* bad : {"--beam 0", "--beam 101", "--beam two"}) {
-      Run r = s.heed("predict --load " + model + " " + bad + " \"3 1 4\"");
+      CliRun r = s.heed("predict --load " + model + " " + bad + " \"3 1 4\"");
       INFO(bad << ": " << r.err);
       CHECK(r.status == 2);
       CHECK(r.err.find("--beam") != std::string::npos);
       CHECK(count(r.err, "\n") == 1);
     }
-    Run help = s.heed("predict --help");
+    CliRun help = s.heed("predict --help");
     CHECK(help.out.find("--beam K") != std::string::npos);
     CHECK(help.out.find("--html FILE") != std::string::npos);
   }
 
   TEST_CASE("heed predict --html writes a self-contained explorer of the shown output") {
-    Scratch s;
-    std::string model = s.train("general");
+    Scratch s("beam");
+    std::string model = train_tiny(s, "general");
     std::string html_path = s.path("explorer.html");
-    Run r = s.heed("predict --load " + model + " --beam 3 --json --html " + html_path + " \"3 1 4 1 5\"");
+    CliRun r = s.heed("predict --load " + model + " --beam 3 --json --html " + html_path + " \"3 1 4 1 5\"");
     INFO(r.err);
     REQUIRE(r.status == 0);
     CHECK(r.out.find("wrote " + html_path) != std::string::npos);
@@ -140,9 +103,9 @@ TEST_SUITE("ch11_translation") {
     CHECK(count(html, "http:") == 1);
 
     // The plain model has no attention: an error, and no file.
-    std::string plain = s.train("plain");
+    std::string plain = train_tiny(s, "plain");
     std::string none = s.path("none.html");
-    Run p = s.heed("predict --load " + plain + " --html " + none + " \"3 1 4\"");
+    CliRun p = s.heed("predict --load " + plain + " --html " + none + " \"3 1 4\"");
     CHECK(p.status == 2);
     CHECK(p.err.find("--html: the plain model has no attention") != std::string::npos);
     CHECK(count(p.err, "\n") == 1);

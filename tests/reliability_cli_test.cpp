@@ -17,55 +17,16 @@
 
 #include "nn/safetensors.h"
 #include "tests/chapter_check.h"
+#include "tests/heed_cli.h"
 
 using namespace heed;
 
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
 
 void spit(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
-class Scratch {
- public:
-  Scratch() : dir_(std::filesystem::temp_directory_path() / ("heed-bad-input-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_ / "files");
-  }
-  ~Scratch() { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / "files" / name).string(); }
-  std::string folder() const { return (dir_ / "files").string(); }
 
-  // `env` is prepended to the command, e.g. "NAME=value".
-  Run heed(const std::string& args, const std::string& env = "") const {
-    std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-    std::string cmd = env + (env.empty() ? "" : " ") + build_dir() + "/heed " + args + " >" + out + " 2>" + err +
-                      " </dev/null";
-    int raw = std::system(cmd.c_str());
-    Run r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
-
- private:
-  std::filesystem::path dir_;
-};
-
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
 
 // A checkpoint rewritten with one metadata entry changed (or its tensors edited).
 void rewrite(const std::string& from, const std::string& to, const std::string& key, const std::string& value) {
@@ -83,7 +44,7 @@ struct BadInput {
 
 TEST_SUITE("reliability") {
   TEST_CASE("heed: every bad input gives one line on stderr naming the problem, and exit status 2") {
-    Scratch s;
+    Scratch s("bad-input");
     const std::string m = s.path("m.safetensors"), plain = s.path("plain.safetensors");
     const std::string small = "--min-len 2 --max-len 4 --embed 4 --hidden 6 --batch 4 --steps 2 --eval-samples 4";
     REQUIRE(s.heed("train --model additive " + small + " --save " + m).status == 0);
@@ -186,24 +147,24 @@ TEST_SUITE("reliability") {
     };
     const bool show = std::getenv("HEED_SHOW_BAD_INPUTS") != nullptr;  // prints the table with the answers
     for (const BadInput& bad : table) {
-      Run r = s.heed(bad.args);
+      CliRun r = s.heed(bad.args);
       if (show) std::printf("heed %s\n  -> %d: %s", bad.args.c_str(), r.status, r.err.c_str());
       INFO("heed " << bad.args << "\n  -> status " << r.status << ", stderr: " << r.err);
       CHECK(r.status == 2);
-      CHECK(lines(r.err) == 1);
+      CHECK(count_lines(r.err) == 1);
       CHECK(r.err.rfind("heed", 0) == 0);
       CHECK(r.err.find(bad.says) != std::string::npos);
     }
     // --save into a missing folder fails before training starts, not after.
-    Run r = s.heed("train --steps 100000 --save " + s.path("missing/m.safetensors"));
+    CliRun r = s.heed("train --steps 100000 --save " + s.path("missing/m.safetensors"));
     CHECK(r.status == 2);
     CHECK(r.out.empty());
   }
 
   TEST_CASE("heed train: a NaN stops the run at the next step with exit status 2, and nothing is saved") {
-    Scratch s;
+    Scratch s("bad-input");
     const std::string model = s.path("m.safetensors");
-    Run r = s.heed("train --embed 4 --hidden 6 --batch 4 --steps 10 --save " + model, "HEED_TEST_NAN_AFTER_STEP=3");
+    CliRun r = s.heed("train --embed 4 --hidden 6 --batch 4 --steps 10 --save " + model, "HEED_TEST_NAN_AFTER_STEP=3");
     INFO(r.err);
     CHECK(r.status == 2);
     CHECK(r.err.find("heed train: step 4: the loss is nan (not finite); the largest parameter value is nan, in out.bias; "

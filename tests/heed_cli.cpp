@@ -1,0 +1,55 @@
+#include "tests/heed_cli.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "tests/chapter_check.h"
+
+namespace heed {
+
+Json CliRun::json() const {
+  std::string s = out;
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  size_t nl = s.rfind('\n');
+  return parse_json(s.substr(nl == std::string::npos ? 0 : nl + 1));
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+Scratch::Scratch(const std::string& name)
+    : dir_(std::filesystem::temp_directory_path() / ("heed-" + name + "-" + std::to_string(::getpid()))) {
+  std::filesystem::remove_all(dir_);
+  std::filesystem::create_directories(dir_ / "files");
+}
+
+Scratch::~Scratch() { std::filesystem::remove_all(dir_); }
+
+std::string Scratch::path(const std::string& file) const { return (dir_ / "files" / file).string(); }
+
+std::string Scratch::folder() const { return (dir_ / "files").string(); }
+
+CliRun Scratch::heed(const std::string& args, const std::string& env) const {
+  std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
+  std::string cmd =
+      env + (env.empty() ? "" : " ") + build_dir() + "/heed " + args + " >" + out + " 2>" + err + " </dev/null";
+  int raw = std::system(cmd.c_str());
+  CliRun r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace heed

@@ -1,0 +1,39 @@
+// Running the heed program as a user does, for the command-line tests: in a scratch folder
+// of the test's own, with the exit status, stdout and stderr kept, and --json's last line
+// parsed. The program is $HEED_BUILD/heed (build/heed by default; make sanitize sets it).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "nn/json.h"
+
+namespace heed {
+
+struct CliRun {
+  int status = -1;
+  std::string out, err;
+  Json json() const;  // the last line of stdout, parsed (what --json promises)
+};
+
+std::string slurp(const std::string& path);  // a whole file; empty if it cannot be read
+int count_lines(const std::string& s);
+
+// temp/heed-NAME-PID, made empty; test files go in its files/ folder, removed at the end.
+class Scratch {
+ public:
+  explicit Scratch(const std::string& name);
+  ~Scratch();
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+
+  std::string path(const std::string& file) const;  // in folder()
+  std::string folder() const;
+  // heed ARGS; `env` ("NAME=value ...") is put before the command.
+  CliRun heed(const std::string& args, const std::string& env = "") const;
+
+ private:
+  std::filesystem::path dir_;
+};
+
+}  // namespace heed
