@@ -73,7 +73,7 @@ Var additive_score(const Var& prepared, const Var& q, const Var& v) {
     for (int64_t i = 0; i < S; ++i)
       for (int64_t a = 0; a < A; ++a) t[(b * S + i) * A + a] += qv[b * A + a];  // u = W1 h_i + W2 s
   tanh_n(t.data(), t.data(), B * S * A);
-  Tensor e = Tensor::zeros({B, S});
+  Tensor e = Tensor::empty({B, S});
   for (int64_t k = 0; k < B * S; ++k) e[k] = dot_n(t.data() + k * A, v.value().data(), A);  // v^T tanh(u)
   // The gradients of prepared, q and v are added in place: no (B, S, A) tensor per decoder step.
   auto backward = [t = std::move(t), B, S, A](Node& self) {
@@ -184,7 +184,7 @@ Var masked_softmax(const Var& scores, const Tensor& mask) {
   Tensor saved = y;  // the derivative needs only the weights
   return make_var(std::move(y), "masked_softmax", {scores}, [saved, B, S](Node& self) {
     // dx_i = y_i (dy_i - sum_j y_j dy_j); a masked y_i is 0, so its dx_i is 0
-    Tensor d = Tensor::zeros({B, S});
+    Tensor d = Tensor::empty({B, S});
     for (int64_t b = 0; b < B; ++b) {
       real dot = 0;
       for (int64_t i = 0; i < S; ++i) dot += saved[b * S + i] * self.grad[b * S + i];
@@ -220,7 +220,7 @@ Var weighted_sum(const Var& weights, const Var& values) {
     const Tensor& w = self.inputs[0]->value;       // (B, S)
     const Tensor& values = self.inputs[1]->value;  // (B, S, D)
     if (Node* n = wants_grad(self, 0)) {
-      Tensor dw = Tensor::zeros({B, S});
+      Tensor dw = Tensor::empty({B, S});
       for (int64_t b = 0; b < B; ++b)
         for (int64_t i = 0; i < S; ++i)  // dw_i += dcontext . v_i
           dw[b * S + i] = dot_n(values.data() + (b * S + i) * D, self.grad.data() + b * D, D);

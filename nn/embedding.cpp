@@ -13,7 +13,7 @@ Var embedding(const Var& weight, const std::vector<int64_t>& ids, int64_t paddin
   if (ws.size() != 2) throw Error("Embedding: weight " + shape_str(ws) + " must be 2-D (num, dim)");
   int64_t V = ws[0], E = ws[1];
   int64_t N = static_cast<int64_t>(ids.size());
-  Tensor out = Tensor::zeros({N, E});  // (N, E)
+  Tensor out = Tensor::empty({N, E});  // (N, E)
   const real* w = weight.value().data();
   for (int64_t r = 0; r < N; ++r) {
     int64_t id = ids[r];

@@ -34,18 +34,28 @@ namespace {
 std::vector<Var> unroll(const Cell& cell, const Var& projected, const Tensor& mask, bool reverse, State& state,
                         std::vector<Var>* carried = nullptr) {
   const int64_t B = projected.shape()[0], S = projected.shape()[1], G = projected.shape()[2];
+  // With no padding in the batch every `where` below would pick its first argument, so it is
+  // left out: the values and the gradients are the same, bit for bit (a where passes zeros to
+  // the side it did not pick, and adding zero changes nothing).
+  bool padded = false;
+  for (int64_t k = 0; k < mask.numel(); ++k) padded = padded || mask[k] == 0;
   std::vector<Var> out(S);
   Var zero(Tensor::zeros({B, cell.hidden_size()}));
   for (int64_t k = 0; k < S; ++k) {
     int64_t t = reverse ? S - 1 - k : k;
-    Tensor m = slice(mask, 1, t, t + 1);  // (B, 1): 1 where position t is real
     Var xp = reshape(slice(projected, 1, t, t + 1), {B, G});
     State next = cell.step_projected(xp, state);
-    // A padded step keeps the previous state exactly, and contributes nothing.
-    state.h = where(m, next.h, state.h);
-    if (state.c.defined()) state.c = where(m, next.c, state.c);
+    if (!padded) {
+      state = next;
+      out[t] = state.h;
+    } else {
+      // A padded step keeps the previous state exactly, and contributes nothing.
+      Tensor m = slice(mask, 1, t, t + 1);  // (B, 1): 1 where position t is real
+      state.h = where(m, next.h, state.h);
+      if (state.c.defined()) state.c = where(m, next.c, state.c);
+      out[t] = where(m, state.h, zero);
+    }
     if (carried) carried->push_back(state.h);  // for inspecting gradients (chapter 10)
-    out[t] = where(m, state.h, zero);
   }
   return out;
 }

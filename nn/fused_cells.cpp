@@ -34,21 +34,22 @@ int64_t check_step(const char* op, int64_t G, const Var& xp, const Var& h, const
 // hp = h W_hh^T + b_hh: (B, GH), the share of every gate that comes from the previous state.
 Tensor state_projection(const Tensor& h, const Tensor& w, const Tensor& bias) {
   const int64_t B = h.size(0), H = h.size(1), GH = w.size(0);
-  Tensor hp = Tensor::zeros({B, GH});
+  Tensor hp = Tensor::empty({B, GH});
   gemm(false, true, B, GH, H, h.data(), w.data(), hp.data(), false);
   for (int64_t b = 0; b < B; ++b)
     for (int64_t j = 0; j < GH; ++j) hp[b * GH + j] += bias[j];
   return hp;
 }
 
-// The backward of hp = h W^T + b, for inputs h at ih, W at iw and b at iw + 1. dh arrives
-// holding h's other share (the GRU's z * dh'), or zeros.
-void state_projection_backward(Node& self, size_t ih, size_t iw, const Tensor& dhp, Tensor dh) {
+// The backward of hp = h W^T + b, for inputs h at ih, W at iw and b at iw + 1. When `add`, dh
+// arrives holding h's other share (the GRU's z * dh') and dhp W is added to it; otherwise dh is
+// scratch space of the right shape, overwritten.
+void state_projection_backward(Node& self, size_t ih, size_t iw, const Tensor& dhp, Tensor dh, bool add) {
   const Tensor& h = self.inputs[ih]->value;  // (B, H)
   const Tensor& w = self.inputs[iw]->value;  // (GH, H)
   const int64_t B = h.size(0), H = h.size(1), GH = w.size(0);
   if (Node* n = wants_grad(self, ih)) {
-    gemm(false, false, B, H, GH, dhp.data(), w.data(), dh.data(), true);  // dh += dhp W
+    gemm(false, false, B, H, GH, dhp.data(), w.data(), dh.data(), add);  // dh (+)= dhp W
     n->accumulate(std::move(dh));
   }
   if (Node* n = wants_grad(self, iw))  // dW += dhp^T h
@@ -73,16 +74,16 @@ Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
     Tensor da = self.grad;  // (B, H)
     for (int64_t k = 0; k < B * H; ++k) da[k] *= 1 - self.value[k] * self.value[k];  // da = (1 - y^2) dy
     if (Node* n = wants_grad(self, 0)) n->accumulate(da);  // dxp += da
-    state_projection_backward(self, 1, 2, da, Tensor::zeros({B, H}));
+    state_projection_backward(self, 1, 2, da, Tensor::empty({B, H}), false);
   });
 }
 
 Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh) {
   const int64_t H = check_step("gru_step", 3, xp, h, nullptr, weight_hh, bias_hh), B = h.shape()[0];
   Tensor hp = state_projection(h.value(), weight_hh.value(), bias_hh.value());  // (B, 3H)
-  Tensor y = Tensor::zeros({B, H});
+  Tensor y = Tensor::empty({B, H});
   // Saved per row: r, z, n and hp_n = W_hn h + b_hn (B, 4H), all backward needs besides h and W_hh.
-  Tensor saved = Tensor::zeros({B, 4 * H});
+  Tensor saved = Tensor::empty({B, 4 * H});
   for (int64_t b = 0; b < B; ++b) {
     const real* x = xp.value().data() + b * 3 * H;
     const real* p = hp.data() + b * 3 * H;
@@ -99,9 +100,9 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
   }
   auto backward = [saved = std::move(saved), B, H](Node& self) {
     const Tensor& h = self.inputs[1]->value;
-    Tensor dxp = Tensor::zeros({B, 3 * H});  // d(pre-activations) = dxp: (da_r, da_z, da_n)
-    Tensor dhp = Tensor::zeros({B, 3 * H});  // d(h W_hh^T + b_hh): (da_r, da_z, r da_n)
-    Tensor dh = Tensor::zeros({B, H});
+    Tensor dxp = Tensor::empty({B, 3 * H});  // d(pre-activations) = dxp: (da_r, da_z, da_n)
+    Tensor dhp = Tensor::empty({B, 3 * H});  // d(h W_hh^T + b_hh): (da_r, da_z, r da_n)
+    Tensor dh = Tensor::empty({B, H});
     for (int64_t b = 0; b < B; ++b) {
       const real* s = saved.data() + b * 4 * H;
       real* dx = dxp.data() + b * 3 * H;
@@ -120,7 +121,7 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
       }
     }
     if (Node* n = wants_grad(self, 0)) n->accumulate(std::move(dxp));
-    state_projection_backward(self, 1, 2, dhp, std::move(dh));
+    state_projection_backward(self, 1, 2, dhp, std::move(dh), true);
   };
   return make_var(std::move(y), "gru_step", {xp, h, weight_hh, bias_hh}, std::move(backward));
 }
@@ -128,9 +129,9 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
 Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, const Var& bias_hh) {
   const int64_t H = check_step("lstm_step", 4, xp, h, &c, weight_hh, bias_hh), B = h.shape()[0];
   Tensor hp = state_projection(h.value(), weight_hh.value(), bias_hh.value());  // (B, 4H)
-  Tensor y = Tensor::zeros({B, 2 * H});  // [h' | c'] per row
+  Tensor y = Tensor::empty({B, 2 * H});  // [h' | c'] per row
   // Saved per row: i, f, g, o and tanh(c') (B, 5H), all backward needs besides c, h and W_hh.
-  Tensor saved = Tensor::zeros({B, 5 * H});
+  Tensor saved = Tensor::empty({B, 5 * H});
   for (int64_t b = 0; b < B; ++b) {
     const real* x = xp.value().data() + b * 4 * H;
     const real* p = hp.data() + b * 4 * H;
@@ -147,8 +148,8 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
   }
   auto backward = [saved = std::move(saved), B, H](Node& self) {
     const Tensor& c = self.inputs[2]->value;
-    Tensor da = Tensor::zeros({B, 4 * H});  // d(pre-activations) = dxp = dhp: (da_i, da_f, da_g, da_o)
-    Tensor dc = Tensor::zeros({B, H});
+    Tensor da = Tensor::empty({B, 4 * H});  // d(pre-activations) = dxp = dhp: (da_i, da_f, da_g, da_o)
+    Tensor dc = Tensor::empty({B, H});
     for (int64_t b = 0; b < B; ++b) {
       const real* s = saved.data() + b * 5 * H;
       const real* dy = self.grad.data() + b * 2 * H;
@@ -165,7 +166,7 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
     }
     if (Node* n = wants_grad(self, 0)) n->accumulate(da);  // dxp += da
     if (Node* n = wants_grad(self, 2)) n->accumulate(std::move(dc));
-    state_projection_backward(self, 1, 3, da, Tensor::zeros({B, H}));
+    state_projection_backward(self, 1, 3, da, Tensor::empty({B, H}), false);
   };
   return make_var(std::move(y), "lstm_step", {xp, h, c, weight_hh, bias_hh}, std::move(backward));
 }

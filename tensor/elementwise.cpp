@@ -39,7 +39,7 @@ Tensor binary(const Tensor& a, const Tensor& b, F f, const char* op) {
     return y;
   }
   Shape out = broadcast_shape(a.shape(), b.shape(), op);
-  Tensor y = Tensor::zeros(out);
+  Tensor y = Tensor::empty(out);  // every element is written below
   if (y.numel() == 0) return y;
   if (out.empty()) {
     y[0] = f(a[0], b[0]);

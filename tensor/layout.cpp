@@ -11,7 +11,7 @@ Tensor transpose(const Tensor& x) {
   Shape s = x.shape();
   int64_t R = s[s.size() - 2], C = s[s.size() - 1], batch = R * C != 0 ? x.numel() / (R * C) : 0;
   std::swap(s[s.size() - 2], s[s.size() - 1]);
-  Tensor y = Tensor::zeros(s);
+  Tensor y = Tensor::empty(s);
   if (batch == 0) return y;
   for (int64_t b = 0; b < batch; ++b) {
     const real* px = x.data() + b * R * C;
@@ -58,7 +58,7 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
                   std::to_string(axis));
     out[axis] += t.shape()[axis];
   }
-  Tensor y = Tensor::zeros(out);
+  Tensor y = Tensor::empty(out);  // the inputs tile it exactly
   int64_t outer, n, inner;
   split_at_axis(out, axis, outer, n, inner);
   int64_t at = 0;  // offset along the axis
@@ -101,7 +101,7 @@ Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop) {
   Shape out = x.shape();
   int64_t m = stop - start;
   out[axis] = m;
-  Tensor y = Tensor::zeros(out);
+  Tensor y = Tensor::empty(out);
   for (int64_t o = 0; o < outer; ++o)
     if (m * inner != 0)
       std::memcpy(y.data() + o * m * inner, x.data() + (o * n + start) * inner, sizeof(real) * m * inner);
@@ -113,7 +113,7 @@ Tensor index_select(const Tensor& x, const std::vector<int64_t>& index) {
   int64_t rows = x.size(0), width = rows ? x.numel() / rows : 0;
   Shape out = x.shape();
   out[0] = static_cast<int64_t>(index.size());
-  Tensor y = Tensor::zeros(out);
+  Tensor y = Tensor::empty(out);
   for (size_t r = 0; r < index.size(); ++r) {
     if (index[r] < 0 || index[r] >= rows)
       throw Error("index_select: index " + std::to_string(index[r]) + " out of range for " +

@@ -20,7 +20,7 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b, bool trans_a, bool trans_b,
   int64_t Kb = trans_b ? b.size(-1) : b.size(-2), N = trans_b ? b.size(-2) : b.size(-1);
   if (Ka != Kb) throw fail("inner sizes " + std::to_string(Ka) + " and " + std::to_string(Kb) + " differ");
   Shape out = a.dim() == 3 ? Shape{batch, M, N} : Shape{M, N};
-  Tensor c = Tensor::zeros(out);
+  Tensor c = Tensor::empty(out);  // gemm writes every element (zeros when K is 0)
   for (int64_t i = 0; i < batch; ++i)
     gemm(trans_a, trans_b, M, N, Ka, a.data() + i * M * Ka, b.data() + i * Ka * N, c.data() + i * M * N, false);
   return c;

@@ -46,7 +46,7 @@ Tensor reduce_axis(const Tensor& x, int64_t axis, bool keepdim, real init, Step 
   split_at_axis(x.shape(), axis, outer, n, inner);
   if (n == 0 && std::string(op) != "sum")
     throw Error(std::string(op) + ": cannot reduce an empty axis of shape " + shape_str(x.shape()));
-  Tensor y = Tensor::zeros(reduced_shape(x.shape(), axis, keepdim));
+  Tensor y = Tensor::empty(reduced_shape(x.shape(), axis, keepdim));
   const real* px = x.data();
   real* py = y.data();
   for (int64_t o = 0; o < outer; ++o)

@@ -1,5 +1,6 @@
 #include "tensor/tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
@@ -31,7 +32,7 @@ static void check_shape(const Shape& shape, const char* op) {
 
 Tensor::Tensor() : data_(1, 0) {}
 
-Tensor::Tensor(Shape shape, std::vector<real> data) : shape_(std::move(shape)), data_(std::move(data)) {
+Tensor::Tensor(Shape shape, std::vector<real> data) : shape_(std::move(shape)), data_(data.begin(), data.end()) {
   check_shape(shape_, "Tensor");
   if (shape_numel(shape_) != static_cast<int64_t>(data_.size()))
     throw Error("Tensor: shape " + shape_str(shape_) + " needs " + std::to_string(shape_numel(shape_)) +
@@ -44,8 +45,17 @@ Tensor Tensor::zeros(const Shape& shape) { return full(shape, 0); }
 Tensor Tensor::ones(const Shape& shape) { return full(shape, 1); }
 
 Tensor Tensor::full(const Shape& shape, real value) {
-  check_shape(shape, "full");
-  return Tensor(shape, std::vector<real>(shape_numel(shape), value));
+  Tensor t = empty(shape);
+  std::fill(t.data_.begin(), t.data_.end(), value);
+  return t;
+}
+
+Tensor Tensor::empty(const Shape& shape) {
+  check_shape(shape, "empty");
+  Tensor t;
+  t.shape_ = shape;
+  t.data_ = decltype(t.data_)(static_cast<size_t>(shape_numel(shape)));  // no values written
+  return t;
 }
 
 Tensor Tensor::arange(int64_t n) { return arange(0, static_cast<real>(n), 1); }
@@ -168,7 +178,7 @@ std::string Tensor::str(int precision) const {
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
 
-bool equal(const Tensor& a, const Tensor& b) { return a.shape() == b.shape() && a.values() == b.values(); }
+bool equal(const Tensor& a, const Tensor& b) { return a.shape() == b.shape() && std::equal(a.data(), a.data() + a.numel(), b.data()); }
 
 bool allclose(const Tensor& a, const Tensor& b, real rtol, real atol) {
   if (a.shape() != b.shape()) return false;

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,6 +29,28 @@ class Error : public std::runtime_error {
 
 class Generator;
 
+// An allocator that leaves doubles uninitialised when a vector is sized (value-initialisation
+// would write zeros), so that Tensor::empty costs no pass over memory. Everything else is
+// std::allocator's.
+template <typename T>
+struct NoInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = NoInitAllocator<U>;
+  };
+  NoInitAllocator() = default;
+  template <typename U>
+  NoInitAllocator(const NoInitAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialisation: no write for a double
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 std::string shape_str(const Shape& shape);  // "[2, 3]"
 int64_t shape_numel(const Shape& shape);    // product of the sizes; 1 for []
 
@@ -40,6 +64,9 @@ class Tensor {
   static Tensor zeros(const Shape& shape);
   static Tensor ones(const Shape& shape);
   static Tensor full(const Shape& shape, real value);
+  // A tensor whose values are unspecified: for an op's output that it then writes in full.
+  // Never read an element before writing it.
+  static Tensor empty(const Shape& shape);
   static Tensor arange(int64_t n);  // [0, 1, ..., n-1]
   static Tensor arange(real start, real stop, real step);
   // U(lo, hi) and N(mean, std^2), drawn in row-major order from `gen`.
@@ -53,8 +80,9 @@ class Tensor {
 
   real* data() { return data_.data(); }
   const real* data() const { return data_.data(); }
-  std::vector<real>& values() { return data_; }
-  const std::vector<real>& values() const { return data_; }
+  std::span<real> values() { return {data_.data(), data_.size()}; }
+  std::span<const real> values() const { return {data_.data(), data_.size()}; }
+  std::vector<real> to_vector() const { return {data_.begin(), data_.end()}; }
 
   real& operator[](int64_t flat) { return data_[flat]; }
   real operator[](int64_t flat) const { return data_[flat]; }
@@ -74,7 +102,7 @@ class Tensor {
   int64_t flat_index(std::initializer_list<int64_t> index) const;
 
   Shape shape_;             // sizes, outermost first
-  std::vector<real> data_;  // row-major, numel() values
+  std::vector<real, NoInitAllocator<real>> data_;  // row-major, numel() values
 };
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);

@@ -27,9 +27,9 @@ TEST_SUITE("ch01_tensor") {
     CHECK(z.shape() == Shape{2, 3});
     CHECK(z.numel() == 6);
     CHECK(z.dim() == 2);
-    CHECK(z.values() == std::vector<real>(6, 0));
-    CHECK(Tensor::ones({4}).values() == std::vector<real>(4, 1));
-    CHECK(Tensor::full({2, 2}, 2.5).values() == std::vector<real>(4, 2.5));
+    CHECK(z.to_vector() == std::vector<real>(6, 0));
+    CHECK(Tensor::ones({4}).to_vector() == std::vector<real>(4, 1));
+    CHECK(Tensor::full({2, 2}, 2.5).to_vector() == std::vector<real>(4, 2.5));
 
     Tensor s = Tensor::scalar(7);
     CHECK(s.shape().empty());
@@ -49,7 +49,7 @@ TEST_SUITE("ch01_tensor") {
     v.at({0, 1}) = -2;
     CHECK(v[1] == -2);
     v.fill(3);
-    CHECK(v.values() == std::vector<real>(6, 3));
+    CHECK(v.to_vector() == std::vector<real>(6, 3));
     CHECK(v.size(0) == 2);
     CHECK(v.size(-1) == 3);
     CHECK(shape_str({2, 3}) == "[2, 3]");

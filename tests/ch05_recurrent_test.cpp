@@ -189,10 +189,10 @@ TEST_SUITE("ch05_recurrent") {
     Tensor cond({2, 1}, {1, 0});
     Var a(Tensor({2, 2}, {1, 2, 3, 4}), true), b(Tensor({2, 2}, {5, 6, 7, 8}), true);
     Var y = where(cond, a, b);
-    CHECK(y.value().values() == std::vector<real>{1, 2, 7, 8});
+    CHECK(y.value().to_vector() == std::vector<real>{1, 2, 7, 8});
     sum(y * Var(Tensor({2, 2}, {1, 2, 3, 4}))).backward();
-    CHECK(a.grad().values() == std::vector<real>{1, 2, 0, 0});
-    CHECK(b.grad().values() == std::vector<real>{0, 0, 3, 4});
+    CHECK(a.grad().to_vector() == std::vector<real>{1, 2, 0, 0});
+    CHECK(b.grad().to_vector() == std::vector<real>{0, 0, 3, 4});
     Generator gen(15);
     GradcheckReport r = gradcheck([&](const std::vector<Var>& v) { return where(cond, v[0] * v[1], v[1]); },
                                   {Tensor::normal({2, 3}, 0, 1, gen), Tensor::normal({2, 3}, 0, 1, gen)},

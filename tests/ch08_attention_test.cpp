@@ -15,7 +15,7 @@ TEST_SUITE("ch08_multiplicative_attention") {
     Var s(Tensor({1, 2}, {1, 2}));
     Var h(Tensor({1, 3, 2}, {1, 0, 0, 1, 3, -1}));
     DotScore dot(false), scaled(true);
-    CHECK(dot.score(s, dot.prepare(h)).value().values() == std::vector<real>{1, 2, 1});
+    CHECK(dot.score(s, dot.prepare(h)).value().to_vector() == std::vector<real>{1, 2, 1});
     Tensor e = scaled.score(s, scaled.prepare(h)).value();
     CHECK(e[1] == doctest::Approx(2 / std::sqrt(2.0)).epsilon(1e-15));
     Generator gen(1);
@@ -23,7 +23,7 @@ TEST_SUITE("ch08_multiplicative_attention") {
     general.W.weight.value() = Tensor({2, 2}, {1, 0, 0, 1});  // W = I: general becomes dot
     CHECK(equal(general.score(s, general.prepare(h)).value(), dot.score(s, h).value()));
     general.W.weight.value() = Tensor({2, 2}, {0, 2, 1, 0});  // s^T W h = 2 s0 h1 + s1 h0
-    CHECK(general.score(s, general.prepare(h)).value().values() == std::vector<real>{2, 2, 4});
+    CHECK(general.score(s, general.prepare(h)).value().to_vector() == std::vector<real>{2, 2, 4});
   }
 
   TEST_CASE("cosine: beta times the cosine, blind to the keys' length") {

@@ -145,7 +145,7 @@ TEST_SUITE("ch10_long_sequences") {
     other.join();
     REQUIRE(here.size() == 5);
     CHECK(here == there);
-    CHECK(w_here.values() == w_there.values());
+    CHECK(w_here.to_vector() == w_there.to_vector());
   }
 }
 

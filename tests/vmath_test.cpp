@@ -101,7 +101,7 @@ TEST_SUITE("ch01_tensor") {
           CHECK(part_s[i] == whole_s[start + i]);
         }
       }
-    std::vector<real> inplace(x.values());
+    std::vector<real> inplace(x.to_vector());
     tanh_n(inplace.data(), inplace.data(), 40);
     CHECK(inplace == whole_t);
     // dot_n: a fixed order for each n, within n eps of the sequential sum.

@@ -76,7 +76,7 @@ void one_step() {
   DecoderState st = model.start(batch);  // runs the encoder and prepare(): W1 h_i for every i
   const Tensor& W1 = p["attention.W1.weight"].value();  // (A, H)
   const Tensor& W2 = p["attention.W2.weight"].value();  // (A, H)
-  const Vec v = p["attention.v"].value().values();      // (A)
+  const Vec v = p["attention.v"].value().to_vector();      // (A)
   const char* tokens[] = {"5", "9", "2", "<pad>"};
 
   std::printf("the encoder states h_i and their projections W1 h_i (computed once per batch)\n");
@@ -145,7 +145,7 @@ void one_step() {
   cell.weight_hh.value() = p["decoder.weight_hh"].value();
   cell.bias_ih.value() = p["decoder.bias_ih"].value();
   cell.bias_hh.value() = p["decoder.bias_hh"].value();
-  Vec s1 = cell.step(Var(Tensor({1, c.embed + H}, x)), State{Var(Tensor({1, H}, s0)), {}}).h.value().values();
+  Vec s1 = cell.step(Var(Tensor({1, c.embed + H}, x)), State{Var(Tensor({1, H}, s0)), {}}).h.value().to_vector();
   std::printf("\nthe decoder cell reads the previous token's embedding and the context\n");
   print_vec("  [emb(<bos>); c_1]", x);
   print_vec("  s_1 = gru([emb; c_1], s_0)", s1);

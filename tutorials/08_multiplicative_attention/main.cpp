@@ -105,9 +105,9 @@ void scores() {
 
   NoGradGuard no_grad;
   Var q(query), k(keys);
-  real d = std::max({max_diff(eg, general.score(q, general.prepare(k)).value().values()),
-                     max_diff(ed, dot_score.score(q, dot_score.prepare(k)).value().values()),
-                     max_diff(es, scaled_score.score(q, scaled_score.prepare(k)).value().values())});
+  real d = std::max({max_diff(eg, general.score(q, general.prepare(k)).value().to_vector()),
+                     max_diff(ed, dot_score.score(q, dot_score.prepare(k)).value().to_vector()),
+                     max_diff(es, scaled_score.score(q, scaled_score.prepare(k)).value().to_vector())});
   std::printf("GeneralScore and DotScore (plain, scaled) give the same scores (to within 1e-12): %s\n",
               d < 1e-12 ? "yes" : "NO");
   Tensor& W = general.W.weight.value();  // (H, H): make it the identity
@@ -115,7 +115,7 @@ void scores() {
   for (int64_t i = 0; i < H; ++i) W[i * H + i] = 1;
   Tensor with_identity = general.score(q, general.prepare(k)).value();
   std::printf("GeneralScore with W = I gives bit for bit DotScore's scores: %s\n",
-              with_identity.values() == dot_score.score(q, k).value().values() ? "yes" : "NO");
+              with_identity.to_vector() == dot_score.score(q, k).value().to_vector() ? "yes" : "NO");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,7 +220,7 @@ void luong() {
   cell.weight_hh.value() = p["decoder.weight_hh"].value();
   cell.bias_ih.value() = p["decoder.bias_ih"].value();
   cell.bias_hh.value() = p["decoder.bias_hh"].value();
-  const Vec s1 = cell.step(Var(Tensor({1, c.embed}, x)), State{Var(Tensor({1, H}, s0)), {}}).h.value().values();
+  const Vec s1 = cell.step(Var(Tensor({1, c.embed}, x)), State{Var(Tensor({1, H}, s0)), {}}).h.value().to_vector();
   std::printf("first the cell, which reads only the previous token\n");
   print_vec("  s_0 = h_3", s0);
   print_vec("  emb(<bos>)", x);
@@ -253,8 +253,8 @@ void luong() {
   std::printf("  W_out h~_1 + b: 13 logits, the largest for the symbol %s\n", Vocab::symbols(10).token(best).c_str());
 
   StepOutput lib = model.step({Vocab::kBos}, st);
-  real d = std::max({max_diff(s1, st.s.h.value().values()), max_diff(a, lib.weights.value().values()),
-                     max_diff(ht, lib.out.value().values()), max_diff(logits, model.logits(lib.out).value().values())});
+  real d = std::max({max_diff(s1, st.s.h.value().to_vector()), max_diff(a, lib.weights.value().to_vector()),
+                     max_diff(ht, lib.out.value().to_vector()), max_diff(logits, model.logits(lib.out).value().to_vector())});
   std::printf("\nSeq2Seq::step gives the same s_1, weights, h~_1 and logits (to within 1e-12): %s\n",
               d < 1e-12 ? "yes" : "NO");
   std::printf("the next step starts from s_1 itself: h~_1 goes to the output layer only\n");
