@@ -63,8 +63,9 @@ Var pow(const Var& x, real p) {
 Var add(const Var& a, const Var& b) {
   Shape sa = a.shape(), sb = b.shape();
   return make_var(add(a.value(), b.value()), "add", {a, b}, [sa, sb](Node& self) {
-    if (Node* n = wants_grad(self, 0)) n->accumulate(sum_to(self.grad, sa));  // da += dy
-    if (Node* n = wants_grad(self, 1)) n->accumulate(sum_to(self.grad, sb));  // db += dy
+    Node *na = wants_grad(self, 0), *nb = wants_grad(self, 1);
+    if (na) na->accumulate(nb || sa != self.grad.shape() ? sum_to(self.grad, sa) : take_grad(self));  // da += dy
+    if (nb) nb->accumulate(sb != self.grad.shape() ? sum_to(self.grad, sb) : take_grad(self));        // db += dy
   });
 }
 

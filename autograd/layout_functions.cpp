@@ -7,13 +7,15 @@ namespace heed {
 
 namespace {
 
-// c += op(a) op(b) for 2-D or batched 3-D operands, straight into c (a gradient buffer):
-// the backward of a product is two more products, and none of them needs a temporary.
-void matmul_add(bool trans_a, bool trans_b, const Tensor& a, const Tensor& b, Tensor& c) {
+// n.grad += op(a) op(b) for 2-D or batched 3-D operands, straight into n's gradient: the
+// backward of a product is two more products, and none of them needs a temporary.
+void matmul_add(bool trans_a, bool trans_b, const Tensor& a, const Tensor& b, Node* n) {
+  bool add = false;
+  Tensor& c = grad_target(n, add);
   const int64_t batch = a.dim() == 3 ? a.size(0) : 1;
   const int64_t M = c.size(-2), N = c.size(-1), K = trans_a ? a.size(-2) : a.size(-1);
   for (int64_t i = 0; i < batch; ++i)
-    gemm(trans_a, trans_b, M, N, K, a.data() + i * M * K, b.data() + i * K * N, c.data() + i * M * N, true);
+    gemm(trans_a, trans_b, M, N, K, a.data() + i * M * K, b.data() + i * K * N, c.data() + i * M * N, add);
 }
 
 }  // namespace
@@ -22,8 +24,8 @@ Var matmul(const Var& a, const Var& b) {
   return make_var(matmul(a.value(), b.value()), "matmul", {a, b}, [](Node& self) {
     const Tensor& av = self.inputs[0]->value;  // each is in the other's derivative
     const Tensor& bv = self.inputs[1]->value;
-    if (Node* n = wants_grad(self, 0)) matmul_add(false, true, self.grad, bv, grad_buffer(n));  // dA += dC B^T
-    if (Node* n = wants_grad(self, 1)) matmul_add(true, false, av, self.grad, grad_buffer(n));  // dB += A^T dC
+    if (Node* n = wants_grad(self, 0)) matmul_add(false, true, self.grad, bv, n);  // dA += dC B^T
+    if (Node* n = wants_grad(self, 1)) matmul_add(true, false, av, self.grad, n);  // dB += A^T dC
   });
 }
 
@@ -31,8 +33,8 @@ Var matmul_nt(const Var& a, const Var& b) {
   return make_var(matmul_nt(a.value(), b.value()), "matmul_nt", {a, b}, [](Node& self) {
     const Tensor& av = self.inputs[0]->value;
     const Tensor& bv = self.inputs[1]->value;
-    if (Node* n = wants_grad(self, 0)) matmul_add(false, false, self.grad, bv, grad_buffer(n));  // dA += dC B
-    if (Node* n = wants_grad(self, 1)) matmul_add(true, false, self.grad, av, grad_buffer(n));   // dB += dC^T A
+    if (Node* n = wants_grad(self, 0)) matmul_add(false, false, self.grad, bv, n);  // dA += dC B
+    if (Node* n = wants_grad(self, 1)) matmul_add(true, false, self.grad, av, n);   // dB += dC^T A
   });
 }
 
@@ -40,8 +42,8 @@ Var matmul_tn(const Var& a, const Var& b) {
   return make_var(matmul_tn(a.value(), b.value()), "matmul_tn", {a, b}, [](Node& self) {
     const Tensor& av = self.inputs[0]->value;
     const Tensor& bv = self.inputs[1]->value;
-    if (Node* n = wants_grad(self, 0)) matmul_add(false, true, bv, self.grad, grad_buffer(n));  // dA += B dC^T
-    if (Node* n = wants_grad(self, 1)) matmul_add(false, false, av, self.grad, grad_buffer(n));  // dB += A dC
+    if (Node* n = wants_grad(self, 0)) matmul_add(false, true, bv, self.grad, n);  // dA += B dC^T
+    if (Node* n = wants_grad(self, 1)) matmul_add(false, false, av, self.grad, n);  // dB += A dC
   });
 }
 
@@ -54,7 +56,9 @@ Var transpose(const Var& x) {
 Var reshape(const Var& x, Shape shape) {
   Shape s = x.shape();
   return make_var(reshape(x.value(), std::move(shape)), "reshape", {x}, [s](Node& self) {
-    wants_grad(self, 0)->accumulate(reshape(self.grad, s));  // dx += dy, in x's shape
+    Tensor d = take_grad(self);  // dx += dy, in x's shape: the same numbers, no copy
+    d.reshape_inplace(s);
+    wants_grad(self, 0)->accumulate(std::move(d));
   });
 }
 

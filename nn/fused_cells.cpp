@@ -52,8 +52,11 @@ void state_projection_backward(Node& self, size_t ih, size_t iw, const Tensor& d
     gemm(false, false, B, H, GH, dhp.data(), w.data(), dh.data(), add);  // dh (+)= dhp W
     n->accumulate(std::move(dh));
   }
-  if (Node* n = wants_grad(self, iw))  // dW += dhp^T h
-    gemm(true, false, GH, H, B, dhp.data(), h.data(), grad_buffer(n).data(), true);
+  if (Node* n = wants_grad(self, iw)) {  // dW += dhp^T h
+    bool add = false;
+    real* dw = grad_target(n, add).data();
+    gemm(true, false, GH, H, B, dhp.data(), h.data(), dw, add);
+  }
   if (Node* n = wants_grad(self, iw + 1)) {
     real* db = grad_buffer(n).data();
     for (int64_t b = 0; b < B; ++b)
