@@ -4,7 +4,7 @@
 #   make tutorials      run every chapter program (ARGS=--quick for the short versions)
 #   make tutorial-NN    build and run chapter NN, e.g. make tutorial-03 ARGS=--quick
 #   make check-chapters  run the long chapter programs and compare with their text
-#   make bench          time a training step of every model at configurations S and M
+#   make bench          time a training step of every benchmark model at configurations S and M
 #   make sanitize       everything under AddressSanitizer, LeakSanitizer and UBSan: tests + a CLI run
 #   make fuzz           fuzz the checkpoint loader and the CLI parsing (FUZZ_SECONDS=60 per target)
 #   make clean          remove build/
@@ -92,8 +92,13 @@ tutorials: $(CHAPTER_BINS)
 tutorial-%: $(BUILD)/tutorial-%
 	$< $(ARGS)
 
+# Every benchmark model of TASKS.md at configurations S and M, one process each (so that each
+# peak RSS is its own). tools/bench_vs_pytorch.sh runs the PyTorch reference beside it.
+BENCH_MODELS ?= plain additive general dot
+BENCH_CONFIGS ?= S M
 bench: $(BUILD)/heed
-	$(BUILD)/heed bench
+	@set -e; for c in $(BENCH_CONFIGS); do for m in $(BENCH_MODELS); do \
+	  $(BUILD)/heed bench --config $$c --model $$m; done; done
 
 # Sanitizers: the same sources rebuilt in build/sanitize (HEED_BUILD tells the tests where the
 # programs are), then the suite, every chapter and a short train/eval/predict. The chapter checks
@@ -171,6 +176,6 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '2,9p' Makefile | sed 's/^# *//'
+	@sed -n 's/^#   \(make .*\)/\1/p' Makefile
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

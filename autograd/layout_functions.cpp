@@ -47,6 +47,35 @@ Var matmul_tn(const Var& a, const Var& b) {
   });
 }
 
+Var linear(const Var& x, const Var& weight, const Var& bias) {
+  const Shape &xs = x.shape(), &ws = weight.shape();
+  const bool has_bias = bias.defined();
+  if (xs.size() != 2 || ws.size() != 2 || xs[1] != ws[1] || (has_bias && bias.shape() != Shape{ws[0]}))
+    throw Error("linear: x " + shape_str(xs) + ", weight " + shape_str(ws) +
+                (has_bias ? ", bias " + shape_str(bias.shape()) : std::string()) +
+                " must be (N, in), (out, in) and (out)");
+  const int64_t N = xs[0], out = ws[0];
+  Tensor y = matmul_nt(x.value(), weight.value());  // (N, out)
+  if (has_bias)
+    for (int64_t r = 0; r < N; ++r)
+      for (int64_t j = 0; j < out; ++j) y[r * out + j] += bias.value()[j];
+  std::vector<Var> inputs{x, weight};
+  if (has_bias) inputs.push_back(bias);
+  return make_var(std::move(y), "linear", inputs, [N, out, has_bias](Node& self) {
+    const Tensor& xv = self.inputs[0]->value;
+    const Tensor& wv = self.inputs[1]->value;
+    if (has_bias)
+      if (Node* n = wants_grad(self, 2)) {  // db += sum over rows of dy, rows in order from zero
+        Tensor db = Tensor::zeros({out});
+        for (int64_t r = 0; r < N; ++r)
+          for (int64_t j = 0; j < out; ++j) db[j] += self.grad[r * out + j];
+        n->accumulate(std::move(db));
+      }
+    if (Node* n = wants_grad(self, 0)) matmul_add(false, false, self.grad, wv, n);  // dx += dy W
+    if (Node* n = wants_grad(self, 1)) matmul_add(true, false, self.grad, xv, n);   // dW += dy^T x
+  });
+}
+
 Var transpose(const Var& x) {
   return make_var(transpose(x.value()), "transpose", {x}, [](Node& self) {
     wants_grad(self, 0)->accumulate(transpose(self.grad));  // dx += dy^T

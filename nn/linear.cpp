@@ -20,8 +20,7 @@ Var Linear::forward(const Var& x) const {
   Shape out_shape = s;
   out_shape.back() = out;
   Var rows = s.size() == 2 ? x : reshape(x, {-1, in});  // (N, in)
-  Var y = matmul_nt(rows, weight);                      // (N, out) = x W^T, no transpose made
-  if (bias.defined()) y = y + bias;                     // (N, out) + (out), broadcast
+  Var y = linear(rows, weight, bias);                   // (N, out) = x W^T + b, no transpose made
   return s.size() == 2 ? y : reshape(y, out_shape);
 }
 

@@ -25,11 +25,11 @@ Var Cell::input_projection(const Var& x) const {
   if (x.value().dim() < 1 || x.shape().back() != input_size_)
     throw Error(kind() + " cell: input " + shape_str(x.shape()) + " must end in the input size " +
                 std::to_string(input_size_));
-  if (x.value().dim() == 2) return matmul_nt(x, weight_ih) + bias_ih;
+  if (x.value().dim() == 2) return linear(x, weight_ih, bias_ih);  // x W_ih^T + b_ih
   Shape out = x.shape();
   out.back() = weight_ih.shape()[0];
   Var flat = reshape(x, {-1, input_size_});
-  return reshape(matmul_nt(flat, weight_ih) + bias_ih, out);
+  return reshape(linear(flat, weight_ih, bias_ih), out);
 }
 
 State Cell::zero_state(int64_t batch) const {

@@ -134,6 +134,41 @@ TEST_CASE("Linear: gradcheck w.r.t. input, weight and bias") {
   CHECK(r.ok);
 }
 
+TEST_CASE("linear(x, W, b): the numbers of matmul_nt(x, W) + b, bit for bit, values and gradients") {
+  // A row count above the gemm's row block (96) and widths with edges, so every kernel path runs.
+  for (Shape xs : {Shape{5, 3}, Shape{130, 37}}) {
+    Generator gen(static_cast<uint64_t>(xs[0]));
+    const int64_t out = xs[1] + 4;
+    Tensor xv = Tensor::uniform(xs, -1, 1, gen), wv = Tensor::uniform({out, xs[1]}, -1, 1, gen),
+           bv = Tensor::uniform({out}, -1, 1, gen), r = Tensor::uniform({xs[0], out}, -1, 1, gen);
+    Var x1(xv, true), w1(wv, true), b1(bv, true), x2(xv, true), w2(wv, true), b2(bv, true);
+    Var fused = linear(x1, w1, b1), composed = matmul_nt(x2, w2) + b2;
+    CHECK(fused.op() == std::string("linear"));
+    CHECK(equal(fused.value(), composed.value()));
+    sum(fused * Var(r)).backward();
+    sum(composed * Var(r)).backward();
+    CHECK(equal(x1.grad(), x2.grad()));
+    CHECK(equal(w1.grad(), w2.grad()));
+    CHECK(equal(b1.grad(), b2.grad()));
+  }
+}
+
+TEST_CASE("linear: gradcheck with and without bias; shape mistakes name linear and the shapes") {
+  Generator gen(12);
+  Var x(Tensor::uniform({4, 3}, -1, 1, gen), true), w(Tensor::uniform({2, 3}, -1, 1, gen), true),
+      b(Tensor::uniform({2}, -1, 1, gen), true);
+  GradcheckReport r = gradcheck([&] { return linear(x, w, b); }, {x, w, b}, {.name = "linear"});
+  INFO(r.str());
+  CHECK(r.ok);
+  GradcheckReport r2 = gradcheck([&] { return linear(x, w, Var()); }, {x, w}, {.name = "linear, no bias"});
+  INFO(r2.str());
+  CHECK(r2.ok);
+  CHECK_THROWS_WITH_AS(linear(x, Var(Tensor::zeros({2, 4})), b),
+                       doctest::Contains("linear: x [4, 3], weight [2, 4], bias [2] must be (N, in), (out, in) and (out)"),
+                       Error);
+  CHECK_THROWS_WITH_AS(linear(x, w, Var(Tensor::zeros({3}))), doctest::Contains("bias [3]"), Error);
+}
+
 TEST_CASE("Linear: shape mistakes name Linear and the shapes") {
   Generator gen(0);
   Linear lin(2, 3, true, gen);
