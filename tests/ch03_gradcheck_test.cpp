@@ -139,6 +139,9 @@ TEST_SUITE("ch03_gradcheck") {
                {randn({2, 3, 2}, 60), randn({2, 3, 4}, 61)});
     // A A^T uses one input on both sides.
     CHECK_GRAD("matmul_nt(a, a)", [](Inputs v) { return matmul_nt(v[0], v[0]); }, {randn({3, 2}, 62)});
+    CHECK_GRAD("linear", [](Inputs v) { return linear(v[0], v[1], v[2]); },
+               {randn({3, 2}, 63), randn({4, 2}, 64), randn({4}, 65)});
+    CHECK_GRAD("linear(x, x, b)", [](Inputs v) { return linear(v[0], v[0], v[1]); }, {randn({3, 2}, 66), randn({3}, 67)});
   }
 
   TEST_CASE("layout ops") {
