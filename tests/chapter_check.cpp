@@ -26,6 +26,13 @@ struct Block {
   std::vector<std::string> lines;  // the block's contents, without the fences
 };
 
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
 std::vector<std::string> read_lines(const std::string& path, bool& ok) {
   std::ifstream in(path);
   ok = static_cast<bool>(in);
@@ -255,6 +262,16 @@ TEST_SUITE("chapters_full" * doctest::skip()) {
     for (const std::string& dir : dirs) {
       INFO("chapter " << dir);
       check_chapter_full(dir);
+      // A figure committed next to a chapter (for the README to link) is what the long run draws
+      // into build/chNN/: the same bytes.
+      const std::string nn = std::filesystem::path(dir).filename().string().substr(0, 2);
+      for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() != ".svg") continue;
+        const std::filesystem::path drawn = "build/ch" + nn + "/" + entry.path().filename().string();
+        INFO("committed figure " << entry.path().string() << ", drawn by the long run as " << drawn.string());
+        REQUIRE(std::filesystem::exists(drawn));
+        CHECK(read_file(entry.path().string()) == read_file(drawn.string()));
+      }
     }
   }
 }
