@@ -56,9 +56,12 @@ Var linear(const Var& x, const Var& weight, const Var& bias) {
                 " must be (N, in), (out, in) and (out)");
   const int64_t N = xs[0], out = ws[0];
   Tensor y = matmul_nt(x.value(), weight.value());  // (N, out)
-  if (has_bias)
+  if (has_bias) {
+    const real* b = bias.value().data();
+    real* py = y.data();
     for (int64_t r = 0; r < N; ++r)
-      for (int64_t j = 0; j < out; ++j) y[r * out + j] += bias.value()[j];
+      for (int64_t j = 0; j < out; ++j) py[r * out + j] += b[j];
+  }
   std::vector<Var> inputs{x, weight};
   if (has_bias) inputs.push_back(bias);
   return make_var(std::move(y), "linear", inputs, [N, out, has_bias](Node& self) {
@@ -67,8 +70,9 @@ Var linear(const Var& x, const Var& weight, const Var& bias) {
     if (has_bias)
       if (Node* n = wants_grad(self, 2)) {  // db += sum over rows of dy, rows in order from zero
         Tensor db = Tensor::zeros({out});
+        const real* dy = self.grad.data();
         for (int64_t r = 0; r < N; ++r)
-          for (int64_t j = 0; j < out; ++j) db[j] += self.grad[r * out + j];
+          for (int64_t j = 0; j < out; ++j) db[j] += dy[r * out + j];
         n->accumulate(std::move(db));
       }
     if (Node* n = wants_grad(self, 0)) matmul_add(false, false, self.grad, wv, n);  // dx += dy W
@@ -92,13 +96,13 @@ Var reshape(const Var& x, Shape shape) {
 }
 
 Var concat(const std::vector<Var>& xs, int64_t axis) {
-  std::vector<Tensor> values;
+  std::vector<const Tensor*> values;
   values.reserve(xs.size());
-  for (const Var& x : xs) values.push_back(x.value());
-  Tensor y = concat(values, axis);
+  for (const Var& x : xs) values.push_back(&x.value());
+  Tensor y = concat_ptrs(values, axis);
   axis = normalize_axis(axis, y.shape(), "concat");
   std::vector<int64_t> sizes;
-  for (const Tensor& v : values) sizes.push_back(v.shape()[axis]);
+  for (const Tensor* v : values) sizes.push_back(v->shape()[axis]);
   return make_var(std::move(y), "concat", xs, [axis, sizes](Node& self) {
     int64_t at = 0;
     for (size_t i = 0; i < sizes.size(); ++i) {
@@ -110,22 +114,26 @@ Var concat(const std::vector<Var>& xs, int64_t axis) {
 }
 
 Var stack(const std::vector<Var>& xs, int64_t axis) {
-  if (xs.empty()) throw Error("stack: no tensors");
-  std::vector<Var> expanded;
-  expanded.reserve(xs.size());
-  int64_t d = xs[0].value().dim() + 1;  // the result has one more axis than the inputs
-  if (axis < -d || axis >= d)
-    throw Error("stack: axis " + std::to_string(axis) + " out of range for stacking tensors of shape " +
-                shape_str(xs[0].shape()));
-  axis = axis < 0 ? axis + d : axis;
-  for (const Var& x : xs) {
-    if (x.shape() != xs[0].shape())
-      throw Error("stack: shapes " + shape_str(xs[0].shape()) + " and " + shape_str(x.shape()) + " differ");
-    Shape s = x.shape();
-    s.insert(s.begin() + axis, 1);
-    expanded.push_back(reshape(x, s));
-  }
-  return concat(expanded, axis);  // the backward of reshape and concat undo it
+  std::vector<const Tensor*> values;
+  values.reserve(xs.size());
+  for (const Var& x : xs) values.push_back(&x.value());
+  Tensor y = stack_ptrs(values, axis);  // checks the shapes and the axis
+  axis = axis < 0 ? axis + y.dim() : axis;
+  const Shape s = xs[0].shape();
+  return make_var(std::move(y), "stack", xs, [s, axis](Node& self) {
+    const int64_t n = self.grad.shape()[axis];
+    int64_t outer = 1, inner = 1;  // the input's axes before and from `axis`
+    for (int64_t k = 0; k < axis; ++k) outer *= s[k];
+    for (int64_t k = axis; k < static_cast<int64_t>(s.size()); ++k) inner *= s[k];
+    for (int64_t i = 0; i < n; ++i) {
+      Node* node = wants_grad(self, i);
+      if (!node) continue;
+      Tensor d = Tensor::empty(s);  // dx_i += slot i of dy
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t k = 0; k < inner; ++k) d[o * inner + k] = self.grad[(o * n + i) * inner + k];
+      node->accumulate(std::move(d));
+    }
+  });
 }
 
 Var slice(const Var& x, int64_t axis, int64_t start, int64_t stop) {

@@ -44,51 +44,67 @@ Tensor reshape(const Tensor& x, Shape shape) {
   return y;
 }
 
-Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
+Tensor concat_ptrs(const std::vector<const Tensor*>& xs, int64_t axis) {
   if (xs.empty()) throw Error("concat: no tensors");
-  const Shape& s0 = xs[0].shape();
-  axis = normalize_axis(axis, xs[0].shape(), "concat");
+  const Shape& s0 = xs[0]->shape();
+  axis = normalize_axis(axis, s0, "concat");
   Shape out = s0;
   out[axis] = 0;
-  for (const Tensor& t : xs) {
-    bool ok = t.dim() == xs[0].dim();
-    for (int64_t k = 0; ok && k < t.dim(); ++k) ok = k == axis || t.shape()[k] == s0[k];
+  for (const Tensor* t : xs) {
+    bool ok = t->dim() == xs[0]->dim();
+    for (int64_t k = 0; ok && k < t->dim(); ++k) ok = k == axis || t->shape()[k] == s0[k];
     if (!ok)
-      throw Error("concat: shapes " + shape_str(s0) + " and " + shape_str(t.shape()) + " differ off axis " +
+      throw Error("concat: shapes " + shape_str(s0) + " and " + shape_str(t->shape()) + " differ off axis " +
                   std::to_string(axis));
-    out[axis] += t.shape()[axis];
+    out[axis] += t->shape()[axis];
   }
   Tensor y = Tensor::empty(out);  // the inputs tile it exactly
   int64_t outer, n, inner;
   split_at_axis(out, axis, outer, n, inner);
   int64_t at = 0;  // offset along the axis
-  for (const Tensor& t : xs) {
-    int64_t m = t.shape()[axis];
+  for (const Tensor* t : xs) {
+    int64_t m = t->shape()[axis];
     for (int64_t o = 0; o < outer; ++o)
       if (m * inner != 0)
-        std::memcpy(y.data() + (o * n + at) * inner, t.data() + o * m * inner, sizeof(real) * m * inner);
+        std::memcpy(y.data() + (o * n + at) * inner, t->data() + o * m * inner, sizeof(real) * m * inner);
     at += m;
   }
   return y;
 }
 
-Tensor stack(const std::vector<Tensor>& xs, int64_t axis) {
+Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
+  std::vector<const Tensor*> ptrs;
+  for (const Tensor& t : xs) ptrs.push_back(&t);
+  return concat_ptrs(ptrs, axis);
+}
+
+Tensor stack_ptrs(const std::vector<const Tensor*>& xs, int64_t axis) {
   if (xs.empty()) throw Error("stack: no tensors");
-  int64_t d = xs[0].dim() + 1;  // the result has one more axis than the inputs
+  const Shape& s0 = xs[0]->shape();
+  int64_t d = xs[0]->dim() + 1;  // the result has one more axis than the inputs
   if (axis < -d || axis >= d)
     throw Error("stack: axis " + std::to_string(axis) + " out of range for stacking tensors of shape " +
-                shape_str(xs[0].shape()));
+                shape_str(s0));
   axis = axis < 0 ? axis + d : axis;
-  std::vector<Tensor> expanded;
-  expanded.reserve(xs.size());
-  for (const Tensor& t : xs) {
-    if (t.shape() != xs[0].shape())
-      throw Error("stack: shapes " + shape_str(xs[0].shape()) + " and " + shape_str(t.shape()) + " differ");
-    Shape s = t.shape();
-    s.insert(s.begin() + axis, 1);
-    expanded.push_back(reshape(t, s));
-  }
-  return concat(expanded, axis);
+  for (const Tensor* t : xs)
+    if (t->shape() != s0) throw Error("stack: shapes " + shape_str(s0) + " and " + shape_str(t->shape()) + " differ");
+  Shape out = s0;
+  const int64_t n = static_cast<int64_t>(xs.size());
+  out.insert(out.begin() + axis, n);
+  int64_t outer = 1, inner = 1;  // the input's axes before and from `axis`
+  for (int64_t k = 0; k < axis; ++k) outer *= s0[k];
+  for (int64_t k = axis; k < d - 1; ++k) inner *= s0[k];
+  Tensor y = Tensor::empty(out);  // slot i along the new axis is input i
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t o = 0; o < outer; ++o)
+      if (inner != 0) std::memcpy(y.data() + (o * n + i) * inner, xs[i]->data() + o * inner, sizeof(real) * inner);
+  return y;
+}
+
+Tensor stack(const std::vector<Tensor>& xs, int64_t axis) {
+  std::vector<const Tensor*> ptrs;
+  for (const Tensor& t : xs) ptrs.push_back(&t);
+  return stack_ptrs(ptrs, axis);
 }
 
 Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop) {

@@ -57,6 +57,9 @@ Tensor transpose(const Tensor& x);  // swaps the last two axes
 Tensor reshape(const Tensor& x, Shape shape);  // one size may be -1
 Tensor concat(const std::vector<Tensor>& xs, int64_t axis);
 Tensor stack(const std::vector<Tensor>& xs, int64_t axis);
+// The same, from pointers: for callers whose tensors live elsewhere (a graph's nodes), no copies.
+Tensor concat_ptrs(const std::vector<const Tensor*>& xs, int64_t axis);
+Tensor stack_ptrs(const std::vector<const Tensor*>& xs, int64_t axis);
 Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop);  // [start, stop)
 // Rows of x (axis 0) in the order of `index`; an index may repeat.
 Tensor index_select(const Tensor& x, const std::vector<int64_t>& index);

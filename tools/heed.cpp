@@ -1,6 +1,5 @@
 // heed: train, evaluate and query the seq2seq models of TASKS.md from the command line.
 // Every user mistake ends as one line on stderr and exit status 2.
-#include <malloc.h>
 
 #include <cstdio>
 #include <exception>
@@ -26,12 +25,6 @@ const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
-  // A training step frees and reallocates the same large tensors every step. By default glibc
-  // hands big blocks back to the system and faults them in again (a fifth of a step's time);
-  // keeping them makes the steady state allocation-cheap. glibc only; harmless elsewhere.
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
-  mallopt(M_TOP_PAD, 64 << 20);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);

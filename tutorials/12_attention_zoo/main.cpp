@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <malloc.h>
 #include <string>
 #include <vector>
 
@@ -268,11 +267,6 @@ int run(bool quick, const std::vector<std::string>& only) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // As `heed` does (tools/heed.cpp): keep freed tensors with the process, so the steps timed
-  // here are not dominated by glibc returning big blocks to the system and faulting them back in.
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
-  mallopt(M_TOP_PAD, 64 << 20);
   try {
     bool quick = false;
     std::vector<std::string> only;
