@@ -64,16 +64,19 @@ real cpu_seconds() {
   return static_cast<real>(ts.tv_sec) + static_cast<real>(ts.tv_nsec) * 1e-9;
 }
 
-// The grammar's verbs by their participles, and the English words that translate a participle:
-// the past in "i ate an apple", the base form in "i did not eat the apple".
-struct Participle {
+// The grammar's verbs in both languages, to find them in a sentence: the German finite forms
+// and participle, the English forms (eat, eats, ate; "did not eat" uses eat).
+struct Verb {
   std::string infinitive, participle;
-  std::vector<std::string> english;
+  std::vector<std::string> present, english;
 };
-const Participle kParticiples[] = {
-    {"essen", "gegessen", {"ate", "eat"}}, {"trinken", "getrunken", {"drank", "drink"}},
-    {"sehen", "gesehen", {"saw", "see"}},  {"kaufen", "gekauft", {"bought", "buy"}},
-    {"lesen", "gelesen", {"read"}},        {"schreiben", "geschrieben", {"wrote", "write"}},
+const Verb kVerbs[] = {
+    {"essen", "gegessen", {"esse", "isst", "essen"}, {"eat", "eats", "ate"}},
+    {"trinken", "getrunken", {"trinke", "trinkst", "trinkt", "trinken"}, {"drink", "drinks", "drank"}},
+    {"sehen", "gesehen", {"sehe", "siehst", "sieht", "sehen"}, {"see", "sees", "saw"}},
+    {"kaufen", "gekauft", {"kaufe", "kaufst", "kauft", "kaufen"}, {"buy", "buys", "bought"}},
+    {"lesen", "gelesen", {"lese", "liest", "lesen"}, {"read", "reads"}},
+    {"schreiben", "geschrieben", {"schreibe", "schreibst", "schreibt", "schreiben"}, {"write", "writes", "wrote"}},
 };
 
 std::vector<std::string> tokens(const Vocab& v, const std::vector<int64_t>& ids) {
@@ -123,8 +126,8 @@ void show_grammar(const TranslateTask& task) {
   };
   for (size_t k = 0; k < pairings.size(); ++k) {
     const auto& [verb, noun] = pairings[k];
-    const Participle& p = *std::find_if(std::begin(kParticiples), std::end(kParticiples),
-                                        [&](const Participle& q) { return q.infinitive == verb; });
+    const Verb& p =
+        *std::find_if(std::begin(kVerbs), std::end(kVerbs), [&](const Verb& v) { return v.infinitive == verb; });
     std::printf("  %-7s + %-8s   %9lld   %8lld   %14lld  (%s)\n", verb.c_str(), noun.c_str(),
                 static_cast<long long>(count[k]), static_cast<long long>(in_training(noun)),
                 static_cast<long long>(in_training(p.participle)), p.participle.c_str());
@@ -311,14 +314,27 @@ void show_matrix(const Seq2Seq& model, const TranslateTask& task, const std::str
               source[peak].c_str(), static_cast<long long>(peak + 1));
 }
 
-// Over the held-out pairs with a participle: the weight that the step writing the English verb
-// puts on the participle, apart for participles in verb-final clauses (gegessen habe) and at
-// the end of a main clause (gegessen .).
+// The position of the first verb of kVerbs in `words` (German or English forms); -1 if none.
+int64_t find_verb(const std::vector<std::string>& words, bool german) {
+  for (size_t i = 0; i < words.size(); ++i)
+    for (const Verb& v : kVerbs) {
+      const std::vector<std::string>& forms = german ? v.present : v.english;
+      if (std::find(forms.begin(), forms.end(), words[i]) != forms.end() || (german && words[i] == v.participle))
+        return static_cast<int64_t>(i);
+    }
+  return -1;
+}
+
+// Over the held-out pairs: the output step that writes the English verb, its weight on the
+// German verb, and whether it is the right verb; by where the German verb stands.
 void show_verbs(const Seq2Seq& model, const TranslateTask& task, const Budget& bud) {
   struct Tally {
-    int64_t sentences = 0, written = 0, peak = 0;
+    int64_t sentences = 0, written = 0, peak = 0, right = 0;
     real weight = 0;
-  } verb_final, clause_end;
+  };
+  const char* const kPlaces[] = {"participle: ... gegessen (habe)", "present, clause-final: weil ... esse",
+                                 "present, before the object: ich esse"};
+  Tally place[3], on_verb, elsewhere;
   const std::vector<Example> held_out = every(task.held_out(), bud.held_stride);
   for (size_t i = 0; i < held_out.size(); i += 100) {
     std::vector<Example> chunk(held_out.begin() + i, held_out.begin() + std::min(held_out.size(), i + 100));
@@ -326,37 +342,42 @@ void show_verbs(const Seq2Seq& model, const TranslateTask& task, const Budget& b
     Decoded d = model.greedy(batch, batch.tgt_len);
     for (size_t b = 0; b < chunk.size(); ++b) {
       std::vector<std::string> de = tokens(task.src_vocab(), chunk[b].src);
-      std::vector<std::string> en = tokens(task.tgt_vocab(), d.tokens[b]);
-      for (const Participle& verb : kParticiples) {
-        const int64_t p = find(de, verb.participle);
-        if (p < 0) continue;
-        Tally& tally = de[p + 1] == "." || de[p + 1] == "," ? clause_end : verb_final;  // never last
-        ++tally.sentences;
-        for (size_t t = 0; t < en.size() && en[t] != "<eos>"; ++t) {
-          if (std::find(verb.english.begin(), verb.english.end(), en[t]) == verb.english.end()) continue;
-          const std::vector<real>& row = d.attention[b][t];
-          ++tally.written;
-          tally.weight += row[p];
-          tally.peak += std::max_element(row.begin(), row.end()) - row.begin() == p;
-          break;
-        }
+      std::vector<std::string> reference = tokens(task.tgt_vocab(), chunk[b].tgt);
+      std::vector<int64_t> ids(d.tokens[b].begin(), std::find(d.tokens[b].begin(), d.tokens[b].end(), Vocab::kEos));
+      std::vector<std::string> en = tokens(task.tgt_vocab(), ids);
+      const int64_t v = find_verb(de, true), t = find_verb(en, false);
+      const bool participle =
+          std::any_of(std::begin(kVerbs), std::end(kVerbs), [&](const Verb& x) { return x.participle == de[v]; });
+      Tally& tally = place[participle ? 0 : de[v + 1] == "." || de[v + 1] == "," ? 1 : 2];
+      ++tally.sentences;
+      if (t < 0) continue;  // no verb written: counted as wrong
+      const std::vector<real>& row = d.attention[b][t];
+      const bool peak = std::max_element(row.begin(), row.end()) - row.begin() == v;
+      const bool right = en[t] == reference[find_verb(reference, false)];
+      for (Tally* x : {&tally, peak ? &on_verb : &elsewhere}) {
+        ++x->written;
+        x->weight += row[v];
+        x->peak += peak;
+        x->right += right;
       }
     }
   }
   std::printf(
-      "held-out pairs with a participle: the step that writes the English verb (ate, or eat\n"
-      "after did not; drank, saw, ...), and its weight on the participle\n");
-  std::printf("%-34s %9s %9s %9s %9s\n", "", "sentences", "verb", "weight", "largest");
-  auto row = [](const char* what, const Tally& t) {
-    const real n = static_cast<real>(std::max<int64_t>(t.written, 1));
-    std::printf("%-34s %9lld %9lld %9.3f %8.1f%%\n", what, static_cast<long long>(t.sentences),
-                static_cast<long long>(t.written), t.weight / n, 100 * static_cast<real>(t.peak) / n);
+      "held-out pairs: the output step that writes the English verb (eat, ate, reads, ...), its\n"
+      "weight on the German verb, and whether it writes the right verb\n");
+  std::printf("%-38s %9s %7s %8s %8s %8s\n", "the German verb", "sentences", "verbs", "weight", "largest", "right");
+  auto row = [](const char* what, const Tally& x, bool all) {
+    const real n = static_cast<real>(std::max<int64_t>(x.written, 1));
+    std::printf("%-38s %9s %7lld %8.3f %7.1f%% %7.1f%%\n", what, all ? std::to_string(x.sentences).c_str() : "",
+                static_cast<long long>(x.written), x.weight / n, 100 * static_cast<real>(x.peak) / n,
+                100 * static_cast<real>(x.right) / n);
   };
-  row("verb-final clause: gegessen habe", verb_final);
-  row("end of a main clause: gegessen .", clause_end);
+  for (int k = 0; k < 3; ++k) row(kPlaces[k], place[k], true);
+  row("  largest weight on the German verb", on_verb, false);
+  row("  largest weight elsewhere", elsewhere, false);
   std::printf(
-      "(verb: how many outputs write it; weight: the mean weight on the participle at that\n"
-      "step; largest: how often the participle gets the row's largest weight)\n");
+      "(verbs: outputs that write one; weight: the mean weight on the German verb at that step;\n"
+      "largest: how often it gets the row's largest weight; right: the English verb is the reference's)\n");
 }
 
 const char* const kSections[] = {"grammar", "training", "accuracy", "attention"};
