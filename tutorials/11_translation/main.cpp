@@ -291,29 +291,6 @@ void show_accuracy(const std::vector<Run>& runs, const TranslateTask& task, cons
   std::printf("\n");
 }
 
-// The matrix of one sentence: as text, as an SVG file, and the weight of the English verb on
-// the German participle.
-void show_matrix(const Seq2Seq& model, const TranslateTask& task, const std::string& de, const std::string& path,
-                 const std::string& title) {
-  Hypothesis h = translate(model, task, de);
-  std::vector<std::string> source = tokens(task.src_vocab(), task.src_vocab().encode(de));
-  std::vector<std::string> output = tokens(task.tgt_vocab(), h.tokens);
-  std::printf("%s\n  -> %s\n", de.c_str(), words(task, h.tokens).c_str());
-  std::printf("%s", terminal_heatmap(source, output, h.attention, false).c_str());
-  write_text_file(path, svg_heatmap(source, output, h.attention, title));
-  std::printf("wrote %s\n", path.c_str());
-  const int64_t verb = find(output, "ate"), participle = find(source, "gegessen");
-  if (verb < 0) {
-    std::printf("the output has no 'ate'\n\n");
-    return;
-  }
-  const std::vector<real>& row = h.attention[verb];
-  const int64_t peak = std::max_element(row.begin(), row.end()) - row.begin();
-  std::printf("'ate' (output %lld) on 'gegessen' (source %lld): %.3f; its largest weight: '%s' (source %lld)\n\n",
-              static_cast<long long>(verb + 1), static_cast<long long>(participle + 1), row[participle],
-              source[peak].c_str(), static_cast<long long>(peak + 1));
-}
-
 // The position of the first verb of kVerbs in `words` (German or English forms); -1 if none.
 int64_t find_verb(const std::vector<std::string>& words, bool german) {
   for (size_t i = 0; i < words.size(); ++i)
@@ -325,16 +302,43 @@ int64_t find_verb(const std::vector<std::string>& words, bool german) {
   return -1;
 }
 
+// The matrix of one sentence: as text, as an SVG file, and the weight of the step that writes
+// the English verb on the German verb.
+void show_matrix(const Seq2Seq& model, const TranslateTask& task, const std::string& de, const std::string& path,
+                 const std::string& title) {
+  Hypothesis h = translate(model, task, de);
+  std::vector<std::string> source = tokens(task.src_vocab(), task.src_vocab().encode(de));
+  std::vector<std::string> output = tokens(task.tgt_vocab(), h.tokens);
+  std::printf("%s\n  -> %s\n", de.c_str(), words(task, h.tokens).c_str());
+  std::printf("%s", terminal_heatmap(source, output, h.attention, false).c_str());
+  write_text_file(path, svg_heatmap(source, output, h.attention, title));
+  std::printf("wrote %s\n", path.c_str());
+  const int64_t t = find_verb(output, false), v = find_verb(source, true);
+  if (t < 0) {
+    std::printf("the output has no English verb\n\n");
+    return;
+  }
+  const std::vector<real>& row = h.attention[t];
+  const int64_t peak = std::max_element(row.begin(), row.end()) - row.begin();
+  std::printf("'%s' (output %lld) on '%s' (source %lld): %.3f; its largest weight: '%s' (source %lld)\n\n",
+              output[t].c_str(), static_cast<long long>(t + 1), source[v].c_str(), static_cast<long long>(v + 1),
+              row[v], source[peak].c_str(), static_cast<long long>(peak + 1));
+}
+
 // Over the held-out pairs: the output step that writes the English verb, its weight on the
-// German verb, and whether it is the right verb; by where the German verb stands.
-void show_verbs(const Seq2Seq& model, const TranslateTask& task, const Budget& bud) {
+// German verb, and whether it is the right verb; by where the German verb stands, and by where
+// the step's largest weight falls. Returns the first pair, in the grammar's order, whose
+// English verb is wrong ("" if none is).
+std::string show_verbs(const Seq2Seq& model, const TranslateTask& task, const Budget& bud) {
   struct Tally {
     int64_t sentences = 0, written = 0, peak = 0, right = 0;
     real weight = 0;
   };
   const char* const kPlaces[] = {"participle: ... gegessen (habe)", "present, clause-final: weil ... esse",
                                  "present, before the object: ich esse"};
-  Tally place[3], on_verb, elsewhere;
+  Tally place[3], on_verb, on_noun, elsewhere;
+  std::string first_wrong;
+  const auto pairings = TranslateTask::held_out_combinations();
   const std::vector<Example> held_out = every(task.held_out(), bud.held_stride);
   for (size_t i = 0; i < held_out.size(); i += 100) {
     std::vector<Example> chunk(held_out.begin() + i, held_out.begin() + std::min(held_out.size(), i + 100));
@@ -350,11 +354,13 @@ void show_verbs(const Seq2Seq& model, const TranslateTask& task, const Budget& b
           std::any_of(std::begin(kVerbs), std::end(kVerbs), [&](const Verb& x) { return x.participle == de[v]; });
       Tally& tally = place[participle ? 0 : de[v + 1] == "." || de[v + 1] == "," ? 1 : 2];
       ++tally.sentences;
-      if (t < 0) continue;  // no verb written: counted as wrong
+      if (t < 0) continue;  // no verb written: left out of the columns after `sentences`
       const std::vector<real>& row = d.attention[b][t];
-      const bool peak = std::max_element(row.begin(), row.end()) - row.begin() == v;
-      const bool right = en[t] == reference[find_verb(reference, false)];
-      for (Tally* x : {&tally, peak ? &on_verb : &elsewhere}) {
+      const int64_t largest = std::max_element(row.begin(), row.end()) - row.begin();
+      const bool peak = largest == v, right = en[t] == reference[find_verb(reference, false)];
+      const bool noun = largest == find(de, pairings[pairing_of(task, chunk[b])].second);
+      if (!right && first_wrong.empty()) first_wrong = task.src_vocab().decode(chunk[b].src);
+      for (Tally* x : {&tally, peak ? &on_verb : noun ? &on_noun : &elsewhere}) {
         ++x->written;
         x->weight += row[v];
         x->peak += peak;
@@ -374,10 +380,12 @@ void show_verbs(const Seq2Seq& model, const TranslateTask& task, const Budget& b
   };
   for (int k = 0; k < 3; ++k) row(kPlaces[k], place[k], true);
   row("  largest weight on the German verb", on_verb, false);
+  row("  largest weight on the noun", on_noun, false);
   row("  largest weight elsewhere", elsewhere, false);
   std::printf(
       "(verbs: outputs that write one; weight: the mean weight on the German verb at that step;\n"
-      "largest: how often it gets the row's largest weight; right: the English verb is the reference's)\n");
+      "largest: how often it gets the row's largest weight; right: the English verb is the reference's)\n\n");
+  return first_wrong;
 }
 
 const char* const kSections[] = {"grammar", "training", "accuracy", "attention"};
@@ -408,7 +416,12 @@ int run(bool quick, const std::string& dir, const std::vector<std::string>& sect
     std::printf("== 4. where the English verb looks (additive)\n");
     show_matrix(additive, task, TranslateTask::kSeedSource, dir + "/seed.svg", "additive: the seed sentence");
     show_matrix(additive, task, TranslateTask::kTwinSource, dir + "/twin.svg", "additive: its held-out twin");
-    show_verbs(additive, task, bud);
+    const std::string wrong = show_verbs(additive, task, bud);
+    std::printf("the first held-out pair whose English verb is wrong:\n");
+    if (wrong.empty())
+      std::printf("  none\n");
+    else
+      show_matrix(additive, task, wrong, dir + "/wrong_verb.svg", "additive: a wrong verb");
   }
   std::fprintf(stderr, "tutorial-11: %.0f s of CPU in all\n", cpu_seconds());
   return 0;
