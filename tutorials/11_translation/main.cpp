@@ -354,7 +354,10 @@ std::string show_verbs(const Seq2Seq& model, const TranslateTask& task, const Bu
           std::any_of(std::begin(kVerbs), std::end(kVerbs), [&](const Verb& x) { return x.participle == de[v]; });
       Tally& tally = place[participle ? 0 : de[v + 1] == "." || de[v + 1] == "," ? 1 : 2];
       ++tally.sentences;
-      if (t < 0) continue;  // no verb written: left out of the columns after `sentences`
+      if (t < 0) {  // no verb written: wrong, and left out of the columns after `sentences`
+        if (first_wrong.empty()) first_wrong = task.src_vocab().decode(chunk[b].src);
+        continue;
+      }
       const std::vector<real>& row = d.attention[b][t];
       const int64_t largest = std::max_element(row.begin(), row.end()) - row.begin();
       const bool peak = largest == v, right = en[t] == reference[find_verb(reference, false)];
