@@ -138,7 +138,7 @@ void show_grammar(const TranslateTask& task) {
   };
   std::printf("the seed sentence is a %s pair; its twin, with kuchen for brot, is %s:\n  %s\n    -> %s\n\n",
               split(TranslateTask::kSeedSource), split(TranslateTask::kTwinSource), TranslateTask::kTwinSource,
-              TranslateTask::kTwinTarget);
+              task.tgt_vocab().decode(task.target(task.src_vocab().encode(TranslateTask::kTwinSource))).c_str());
 }
 
 // One model, trained on the kDataSeed stream from the kSeed weights.
