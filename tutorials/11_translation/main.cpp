@@ -224,13 +224,13 @@ int64_t english_noun(const TranslateTask& task, size_t k) {
   std::vector<int64_t> common;
   for (const Example& e : task.held_out()) {
     if (pairing_of(task, e) != static_cast<int64_t>(k)) continue;
-    std::vector<int64_t> words = e.tgt;
-    std::sort(words.begin(), words.end());
+    std::vector<int64_t> ids = e.tgt;
+    std::sort(ids.begin(), ids.end());
     if (common.empty()) {
-      common = words;
+      common = ids;
     } else {
       std::vector<int64_t> both;
-      std::set_intersection(common.begin(), common.end(), words.begin(), words.end(), std::back_inserter(both));
+      std::set_intersection(common.begin(), common.end(), ids.begin(), ids.end(), std::back_inserter(both));
       common = both;
     }
   }
