@@ -311,18 +311,37 @@ void small_rows(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool a
   }
 }
 
-// For C narrower than one vector (N < kLanes), any layout: scalar loops, the same order.
-void small_narrow(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool accumulate) {
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      real c = accumulate ? C[i * N + j] : 0;
-      for (int64_t pc = 0; pc < K || pc == 0; pc += kKc) {
-        real s = 0;
-        for (int64_t k = pc; k < std::min(K, pc + kKc); ++k) s = fmadd(*a.at(i, k), *b.at(k, j), s);
-        c = accumulate || pc > 0 ? c + s : s;
+// For C narrower than one vector (N < kLanes), any layout: scalar arithmetic, the same order.
+// R rows of C at a time: each element is still one chain of fused multiply-adds per slice of k,
+// but R independent chains run side by side, so the processor is not left waiting out each FMA's
+// latency (a matrix-vector product, N = 1, ran one chain at a time: 4 cycles a term).
+template <int R>
+void narrow_rows(View a, View b, int64_t i0, int64_t N, int64_t K, real* C, bool accumulate) {
+  for (int64_t j = 0; j < N; ++j) {
+    real c[R];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) c[r] = accumulate ? C[(i0 + r) * N + j] : 0;
+    for (int64_t pc = 0; pc < K || pc == 0; pc += kKc) {
+      real s[R];
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) s[r] = 0;
+      for (int64_t k = pc; k < std::min(K, pc + kKc); ++k) {
+        const real y = *b.at(k, j);
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r) s[r] = fmadd(*a.at(i0 + r, k), y, s[r]);
       }
-      C[i * N + j] = c;
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) c[r] = accumulate || pc > 0 ? c[r] + s[r] : s[r];
     }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) C[(i0 + r) * N + j] = c[r];
+  }
+}
+
+void small_narrow(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool accumulate) {
+  int64_t i = 0;
+  for (; M - i >= 8; i += 8) narrow_rows<8>(a, b, i, N, K, C, accumulate);
+  for (; i < M; ++i) narrow_rows<1>(a, b, i, N, K, C, accumulate);
 }
 
 // op(A) (M x K) and op(B) (K x N) as strided views.
