@@ -71,12 +71,11 @@ Tensor Tensor::full(const Shape& shape, real value) {
   return t;
 }
 
+Tensor::Tensor(Shape shape, int64_t n, Unfilled) : shape_(std::move(shape)), data_(static_cast<size_t>(n)) {}
+
 Tensor Tensor::empty(const Shape& shape) {
   check_shape(shape, "empty");
-  Tensor t;
-  t.shape_ = shape;
-  t.data_ = decltype(t.data_)(static_cast<size_t>(shape_numel(shape)));  // no values written
-  return t;
+  return Tensor(shape, shape_numel(shape), Unfilled{});
 }
 
 Tensor Tensor::arange(int64_t n) { return arange(0, static_cast<real>(n), 1); }

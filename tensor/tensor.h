@@ -99,6 +99,8 @@ class Tensor {
   std::string str(int precision = 4) const;
 
  private:
+  struct Unfilled {};  // tags the constructor behind empty(): n values, none written
+  Tensor(Shape shape, int64_t n, Unfilled);
   int64_t flat_index(std::initializer_list<int64_t> index) const;
 
   Shape shape_;             // sizes, outermost first

@@ -14,6 +14,7 @@
 #include "nn/checkpoint.h"
 #include "nn/safetensors.h"
 #include "tensor/random.h"
+#include "tests/heed_cli.h"  // slurp
 
 using namespace heed;
 namespace fs = std::filesystem;
@@ -41,13 +42,6 @@ struct TempDir {
     return names;
   }
 };
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
@@ -139,7 +133,7 @@ TEST_CASE("safetensors: the bytes follow the reference layout") {
   TempDir dir;
   std::string path = dir.file("t.safetensors");
   write_safetensors(path, {{"b", Tensor({2}, {1.5, -2})}, {"a", Tensor({1, 1}, {0.25})}}, {{"k", "v"}});
-  std::string bytes = read_bytes(path);
+  std::string bytes = slurp(path);
   REQUIRE(bytes.size() >= 8);
   uint64_t n = 0;
   for (int k = 7; k >= 0; --k) n = (n << 8) | static_cast<unsigned char>(bytes[k]);
@@ -308,21 +302,21 @@ TEST_CASE("checkpoint: a failed save leaves the previous file intact and no temp
   std::string path = dir.file("net.safetensors");
   Net net(1);
   save_checkpoint(net, path, {{"step", "1"}});
-  std::string before = read_bytes(path);
+  std::string before = slurp(path);
 
   net.encoder.weight.value()[5] = std::numeric_limits<real>::quiet_NaN();
   CHECK_THROWS_WITH_AS(save_checkpoint(net, path, {{"step", "2"}}),
                        doctest::Contains("parameter 'encoder.weight' [4, 3] holds nan at flat index 5; not saved"), Error);
   net.encoder.weight.value()[5] = -std::numeric_limits<real>::infinity();
   CHECK_THROWS_WITH_AS(save_checkpoint(net, path), doctest::Contains("holds -inf"), Error);
-  CHECK(read_bytes(path) == before);
+  CHECK(slurp(path) == before);
   CHECK(read_checkpoint_metadata(path).at("step") == "1");
 
   // A name the writer refuses, and metadata that is not UTF-8: refused before the file is touched.
   CHECK_THROWS_WITH_AS(write_safetensors(path, {{"a", Tensor::scalar(1)}, {"a", Tensor::scalar(2)}}, {}),
                        doctest::Contains("duplicate tensor name \"a\""), Error);
   CHECK_THROWS_WITH_AS(write_safetensors(path, {}, {{"k", "\xFF"}}), doctest::Contains("not valid UTF-8"), Error);
-  CHECK(read_bytes(path) == before);
+  CHECK(slurp(path) == before);
 
   // The rename fails (the target is a folder): the temporary file is removed.
   fs::create_directory(dir.path / "folder");
@@ -340,10 +334,10 @@ TEST_CASE("checkpoint: a failed save leaves the previous file intact and no temp
     CHECK_THROWS_WITH_AS(save_checkpoint(Net(2), (locked / "net.safetensors").string()),
                          doctest::Contains("cannot create a temporary file"), Error);
     fs::permissions(locked, fs::perms::owner_all);
-    CHECK(read_bytes((locked / "net.safetensors").string()) == before);
+    CHECK(slurp((locked / "net.safetensors").string()) == before);
     fs::remove_all(locked);
   }
-  CHECK(read_bytes(path) == before);
+  CHECK(slurp(path) == before);
   CHECK(dir.listing() == std::vector<std::string>{"folder", "net.safetensors"});
 }
 

@@ -9,22 +9,11 @@
 #include "nn/fused_cells.h"
 #include "nn/rnn_cell.h"
 #include "tensor/random.h"
+#include "tests/fused_check.h"
 
 using namespace heed;
 
 namespace {
-
-// Every element within 1e-12 of the reference, relative to the reference's largest element: an
-// element that is a sum of cancelling terms is small, and carries the rounding of the terms.
-void check_rel(const Tensor& got, const Tensor& want, const std::string& what) {
-  REQUIRE(got.shape() == want.shape());
-  real scale = 0;
-  for (real w : want.values()) scale = std::max(scale, std::fabs(w));
-  for (int64_t k = 0; k < want.numel(); ++k) {
-    INFO(what << " element " << k << ": fused " << got[k] << ", composed " << want[k] << ", largest " << scale);
-    CHECK(std::fabs(got[k] - want[k]) <= 1e-12 * scale);
-  }
-}
 
 struct Run {
   Tensor out;                // h' of the last step, with c' beside it for an LSTM

@@ -14,6 +14,7 @@
 #include "nn/checkpoint.h"
 #include "nn/loss.h"
 #include "tests/chapter_check.h"
+#include "tests/heed_cli.h"  // slurp
 
 using namespace heed;
 
@@ -113,12 +114,8 @@ TEST_SUITE("ch06_seq2seq") {
     std::filesystem::create_directories(dir);
     std::vector<real> a = run(dir + "/a.safetensors"), b = run(dir + "/b.safetensors");
     CHECK(a == b);
-    auto bytes = [](const std::string& p) {
-      std::ifstream f(p, std::ios::binary);
-      return std::string(std::istreambuf_iterator<char>(f), {});
-    };
-    CHECK(bytes(dir + "/a.safetensors") == bytes(dir + "/b.safetensors"));
-    CHECK(!bytes(dir + "/a.safetensors").empty());
+    CHECK(slurp(dir + "/a.safetensors") == slurp(dir + "/b.safetensors"));
+    CHECK(!slurp(dir + "/a.safetensors").empty());
     std::filesystem::remove_all(dir);
   }
 

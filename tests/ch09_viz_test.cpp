@@ -13,6 +13,7 @@
 #include "viz/html.h"
 #include "viz/svg.h"
 #include "viz/xml_check.h"
+#include "tests/heed_cli.h"  // slurp
 
 using heed::real;
 using Matrix = std::vector<std::vector<real>>;
@@ -307,10 +308,7 @@ TEST_SUITE("ch09_attention_matrices") {
     std::string path = (dir / "picture.svg").string();
     heed::write_text_file(path, "first");
     heed::write_text_file(path, "<svg/>\n");
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    CHECK(text.str() == "<svg/>\n");
+    CHECK(heed::slurp(path) == "<svg/>\n");
     CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
     std::filesystem::remove_all(dir);
     std::string missing = (dir / "missing" / "x.svg").string();

@@ -76,6 +76,24 @@ void put_rows(Tensor& dst, int64_t b, const Tensor& src) {
   std::copy(src.data(), src.data() + L * D, dst.data() + b * S * D);
 }
 
+// Gradcheck of a self-attention layer w.r.t. x and every parameter, without and with the causal
+// mask; the output and the weights together, so both paths are checked.
+template <class Layer>
+void check_layer_gradients(const Layer& layer, const Var& x, const Tensor& padding, const std::string& name) {
+  for (bool causal : {false, true}) {
+    GradcheckOptions opt;
+    opt.name = causal ? name + " causal" : name;
+    GradcheckReport r = gradcheck(
+        [&] {
+          SelfAttentionOutput a = layer.forward(x, padding, causal);
+          return concat({reshape(a.output, {-1}), reshape(a.weights, {-1})}, 0);
+        },
+        with(layer.parameters(), {x}), opt);
+    INFO(r.str());
+    CHECK(r.ok);
+  }
+}
+
 }  // namespace
 
 TEST_SUITE("ch12_attention_zoo") {
@@ -143,19 +161,7 @@ TEST_SUITE("ch12_attention_zoo") {
     randomize(layer, gen);
     Var x(Tensor::normal({2, 4, 4}, 0, 1, gen), true);
     Tensor padding({2, 4}, {1, 1, 1, 1, 1, 1, 0, 0});
-    for (bool causal : {false, true}) {
-      GradcheckOptions opt;
-      opt.name = causal ? "SelfAttention causal" : "SelfAttention";
-      // Output and weights together, so both paths are checked.
-      GradcheckReport r = gradcheck(
-          [&] {
-            SelfAttentionOutput a = layer.forward(x, padding, causal);
-            return concat({reshape(a.output, {-1}), reshape(a.weights, {-1})}, 0);
-          },
-          with(layer.parameters(), {x}), opt);
-      INFO(r.str());
-      CHECK(r.ok);
-    }
+    check_layer_gradients(layer, x, padding, "SelfAttention");
   }
 
   TEST_CASE("gradcheck: MultiHeadAttention (3 heads of 2) w.r.t. the input and every parameter, padded") {
@@ -164,18 +170,7 @@ TEST_SUITE("ch12_attention_zoo") {
     randomize(layer, gen);
     Var x(Tensor::normal({2, 4, 6}, 0, 1, gen), true);
     Tensor padding({2, 4}, {1, 1, 1, 0, 1, 1, 1, 1});
-    for (bool causal : {false, true}) {
-      GradcheckOptions opt;
-      opt.name = causal ? "MultiHeadAttention causal" : "MultiHeadAttention";
-      GradcheckReport r = gradcheck(
-          [&] {
-            SelfAttentionOutput a = layer.forward(x, padding, causal);
-            return concat({reshape(a.output, {-1}), reshape(a.weights, {-1})}, 0);
-          },
-          with(layer.parameters(), {x}), opt);
-      INFO(r.str());
-      CHECK(r.ok);
-    }
+    check_layer_gradients(layer, x, padding, "MultiHeadAttention");
   }
 
   TEST_CASE("masking: padded keys get exactly 0, padded queries give zero rows, causal hides the future") {

@@ -16,6 +16,8 @@
 #include <sstream>
 #include <vector>
 
+#include "tests/heed_cli.h"  // slurp
+
 namespace {
 
 // A fenced block of a README with the marker line right above it.
@@ -25,13 +27,6 @@ struct Block {
   int line = 0;                    // 1-based line of the marker
   std::vector<std::string> lines;  // the block's contents, without the fences
 };
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
 
 std::vector<std::string> read_lines(const std::string& path, bool& ok) {
   std::ifstream in(path);
@@ -270,7 +265,7 @@ TEST_SUITE("chapters_full" * doctest::skip()) {
         const std::filesystem::path drawn = "build/ch" + nn + "/" + entry.path().filename().string();
         INFO("committed figure " << entry.path().string() << ", drawn by the long run as " << drawn.string());
         REQUIRE(std::filesystem::exists(drawn));
-        CHECK(read_file(entry.path().string()) == read_file(drawn.string()));
+        CHECK(heed::slurp(entry.path().string()) == heed::slurp(drawn.string()));
       }
     }
   }

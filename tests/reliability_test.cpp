@@ -21,6 +21,7 @@
 #include "nn/checkpoint.h"
 #include "nn/json.h"
 #include "nn/safetensors.h"
+#include "tests/heed_cli.h"  // slurp
 
 using namespace heed;
 
@@ -40,11 +41,6 @@ struct TempDir {
     return n;
   }
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
 
 ModelConfig tiny(const std::string& model = "additive", const std::string& cell = "gru") {
   ModelConfig c;
