@@ -1,7 +1,10 @@
-// Elementwise functions, reductions, softmax and masking, with their backward.
+// Elementwise ops, unary and binary with broadcasting, and where / masked_fill: each one forward
+// (a tensor/elementwise.cpp kernel) and its backward right below, the derivative as a comment.
+// Reference: none needed, each forward is one kernel call; tests/ch03_gradcheck_test.cpp checks
+// every backward against central differences.
 #include <cmath>
 
-#include "autograd/functions.h"
+#include "autograd/elementwise.h"
 #include "autograd/node_util.h"
 
 namespace heed {
@@ -120,89 +123,6 @@ Var operator-(real a, const Var& b) { return add(neg(b), a); }
 Var operator*(const Var& a, real b) { return mul(a, b); }
 Var operator*(real a, const Var& b) { return mul(b, a); }
 Var operator/(const Var& a, real b) { return mul(a, 1 / b); }
-
-Var sum(const Var& x) {
-  Shape s = x.shape();
-  return make_var(sum(x.value()), "sum", {x}, [s](Node& self) {
-    wants_grad(self, 0)->accumulate(Tensor::full(s, self.grad[0]));  // dx_i += dy
-  });
-}
-
-namespace {
-
-Shape keepdim_shape(Shape s, int64_t axis) {
-  s[axis] = 1;
-  return s;
-}
-
-}  // namespace
-
-Var sum(const Var& x, int64_t axis, bool keepdim) {
-  Shape s = x.shape();
-  axis = normalize_axis(axis, x.shape(), "sum");
-  return make_var(sum(x.value(), axis, keepdim), "sum", {x}, [s, axis](Node& self) {
-    // dx_i += dy (repeated along the summed axis)
-    wants_grad(self, 0)->accumulate(broadcast_to(reshape(self.grad, keepdim_shape(s, axis)), s));
-  });
-}
-
-Var mean(const Var& x) {
-  if (x.value().numel() == 0) throw Error("mean: tensor of shape " + shape_str(x.shape()) + " is empty");
-  return sum(x) * (1.0 / static_cast<real>(x.value().numel()));  // dx_i += dy / n
-}
-
-Var mean(const Var& x, int64_t axis, bool keepdim) {
-  axis = normalize_axis(axis, x.shape(), "mean");
-  if (x.shape()[axis] == 0) throw Error("mean: cannot reduce an empty axis of shape " + shape_str(x.shape()));
-  return sum(x, axis, keepdim) * (1.0 / static_cast<real>(x.shape()[axis]));  // dx_i += dy / n
-}
-
-Var max(const Var& x) {
-  Shape s = x.shape();
-  int64_t at = static_cast<int64_t>(argmax(x.value()).item());
-  return make_var(max(x.value()), "max", {x}, [s, at](Node& self) {
-    Tensor d = Tensor::zeros(s);
-    d[at] = self.grad[0];  // dx_argmax += dy
-    wants_grad(self, 0)->accumulate(std::move(d));
-  });
-}
-
-Var max(const Var& x, int64_t axis, bool keepdim) {
-  Shape s = x.shape();
-  axis = normalize_axis(axis, x.shape(), "max");
-  Tensor at = argmax(x.value(), axis, false);  // saved: where each maximum came from
-  return make_var(max(x.value(), axis, keepdim), "max", {x}, [s, axis, at](Node& self) {
-    int64_t outer, n, inner;
-    split_at_axis(s, axis, outer, n, inner);
-    Tensor d = Tensor::zeros(s);
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t j = 0; j < inner; ++j) {
-        int64_t i = static_cast<int64_t>(at[o * inner + j]);
-        d[(o * n + i) * inner + j] = self.grad[o * inner + j];  // dx_argmax += dy
-      }
-    wants_grad(self, 0)->accumulate(std::move(d));
-  });
-}
-
-Var softmax(const Var& x, int64_t axis) {
-  axis = normalize_axis(axis, x.shape(), "softmax");
-  return make_var(softmax(x.value(), axis), "softmax", {x}, [axis](Node& self) {
-    // dx = y * (dy - sum(dy * y)); the derivative needs only y, the node's own value
-    const Tensor& y = self.value;
-    Tensor dot = sum(mul(self.grad, y), axis, true);
-    wants_grad(self, 0)->accumulate(mul(y, sub(self.grad, dot)));
-  });
-}
-
-Var log_softmax(const Var& x, int64_t axis) {
-  axis = normalize_axis(axis, x.shape(), "log_softmax");
-  return make_var(log_softmax(x.value(), axis), "log_softmax", {x}, [axis](Node& self) {
-    // dx = dy - exp(y) * sum(dy); exp(y) is the softmax
-    const Tensor& y = self.value;
-    Tensor total = sum(self.grad, axis, true);
-    wants_grad(self, 0)->accumulate(sub(self.grad, mul(exp(y), total)));
-  });
-}
 
 Var masked_fill(const Var& x, const Tensor& mask, real value) {
   return make_var(masked_fill(x.value(), mask, value), "masked_fill", {x}, [mask](Node& self) {

@@ -1,4 +1,10 @@
-#include "nn/loss.h"
+// The softmax family, read whole: softmax (optionally masked), log_softmax, and the losses built
+// on them, cross-entropy (fused) and nll. Each forward runs the one softmax kernel, softmax_row
+// (tensor/softmax.cpp), and has its backward right below, the derivative as a comment.
+//   references  softmax and log_softmax: their gradchecks (tests/ch03_gradcheck_test.cpp);
+//               masked_softmax: tests/ch07_attention_test.cpp; cross_entropy is held to
+//               nll(log_softmax(x)) and to PyTorch's numbers by tests/ch04_layers_test.cpp
+#include "autograd/softmax.h"
 
 #include <cmath>
 #include <limits>
@@ -7,6 +13,60 @@
 #include "autograd/node_util.h"
 
 namespace heed {
+
+namespace {
+
+// The backward of y = softmax(x) along an axis, x seen as [outer, n, inner]:
+//   dx_i = y_i (dy_i - sum_j y_j dy_j)
+// It needs only y. A position the mask dropped has y_i = 0, so its dx_i is 0 too.
+Tensor softmax_backward(const Tensor& y, const Tensor& dy, int64_t axis) {
+  int64_t outer, n, inner;
+  split_at_axis(y.shape(), axis, outer, n, inner);
+  Tensor dx = Tensor::empty(y.shape());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < inner; ++j) {
+      const int64_t at = o * n * inner + j;
+      real dot = 0;
+      for (int64_t i = 0; i < n; ++i) dot += dy[at + i * inner] * y[at + i * inner];
+      for (int64_t i = 0; i < n; ++i) dx[at + i * inner] = y[at + i * inner] * (dy[at + i * inner] - dot);
+    }
+  return dx;
+}
+
+}  // namespace
+
+Var softmax(const Var& x, int64_t axis) {
+  axis = normalize_axis(axis, x.shape(), "softmax");
+  return make_var(softmax(x.value(), axis), "softmax", {x}, [axis](Node& self) {
+    // dx = y * (dy - sum(dy * y)); the derivative needs only y, the node's own value
+    wants_grad(self, 0)->accumulate(softmax_backward(self.value, self.grad, axis));
+  });
+}
+
+Var softmax(const Var& x, int64_t axis, const Tensor& mask) {
+  axis = normalize_axis(axis, x.shape(), "softmax");
+  return make_var(softmax(x.value(), axis, mask), "masked_softmax", {x}, [axis](Node& self) {
+    // dx = y * (dy - sum(dy * y)); a masked y is 0, so its dx is 0
+    wants_grad(self, 0)->accumulate(softmax_backward(self.value, self.grad, axis));
+  });
+}
+
+Var masked_softmax(const Var& scores, const Tensor& mask) {
+  if (scores.value().dim() != 2 || mask.shape() != scores.shape())
+    throw Error("masked_softmax: scores " + shape_str(scores.shape()) + " and mask " + shape_str(mask.shape()) +
+                " must both be (B, S)");
+  return softmax(scores, 1, mask);
+}
+
+Var log_softmax(const Var& x, int64_t axis) {
+  axis = normalize_axis(axis, x.shape(), "log_softmax");
+  return make_var(log_softmax(x.value(), axis), "log_softmax", {x}, [axis](Node& self) {
+    // dx = dy - exp(y) * sum(dy); exp(y) is the softmax
+    const Tensor& y = self.value;
+    Tensor total = sum(self.grad, axis, true);
+    wants_grad(self, 0)->accumulate(sub(self.grad, mul(exp(y), total)));
+  });
+}
 
 namespace {
 
@@ -45,12 +105,8 @@ Var cross_entropy(const Var& logits, const std::vector<int64_t>& targets, int64_
     if (targets[r] == ignore_index) continue;
     const real* row = x.data() + r * V;
     real* p = probs.data() + r * V;
-    real m = -std::numeric_limits<real>::infinity();
-    for (int64_t j = 0; j < V; ++j) m = row[j] > m ? row[j] : m;
-    real s = 0;
-    for (int64_t j = 0; j < V; ++j) s += (p[j] = std::exp(row[j] - m));
-    for (int64_t j = 0; j < V; ++j) p[j] /= s;
-    total += m + std::log(s) - row[targets[r]];  // -log softmax = logsumexp - x_t
+    SoftmaxRow sm = softmax_row(row, p, V, 1, nullptr, false);  // p = softmax(row)
+    total += sm.max + std::log(sm.sum) - row[targets[r]];    // -log softmax = logsumexp - x_t
   }
   real scale = kept ? 1 / static_cast<real>(kept) : 0;
   return make_var(Tensor::scalar(total * scale), "cross_entropy", {logits},
@@ -79,23 +135,6 @@ Var nll(const Var& log_probs, const std::vector<int64_t>& targets, int64_t ignor
     for (size_t r = 0; r < targets.size(); ++r)
       if (targets[r] != ignore_index) d[r * s[1] + targets[r]] = -self.grad[0] * scale;
     wants_grad(self, 0)->accumulate(std::move(d));
-  });
-}
-
-Var mse(const Var& input, const Var& target) {
-  const Tensor &a = input.value(), &b = target.value();
-  if (a.shape() != b.shape())
-    throw Error("mse: input " + shape_str(a.shape()) + " and target " + shape_str(b.shape()) + " differ in shape");
-  if (a.numel() == 0) throw Error("mse: input " + shape_str(a.shape()) + " is empty");
-  Tensor diff = sub(a, b);  // saved: both derivatives are multiples of it
-  real total = 0;
-  for (int64_t i = 0; i < diff.numel(); ++i) total += diff[i] * diff[i];
-  real scale = 1 / static_cast<real>(diff.numel());
-  return make_var(Tensor::scalar(total * scale), "mse", {input, target}, [diff, scale](Node& self) {
-    // da += 2 (a - b) dy / n;  db += -2 (a - b) dy / n
-    Tensor d = mul(diff, 2 * self.grad[0] * scale);
-    if (Node* n = wants_grad(self, 1)) n->accumulate(neg(d));
-    if (Node* n = wants_grad(self, 0)) n->accumulate(std::move(d));
   });
 }
 

@@ -1,7 +1,14 @@
+// Attention's score functions (the layers) and its differentiable ops, read whole:
+//   additive_score     Bahdanau's v^T tanh(prepared + q) as one node, its backward below it;
+//                      reference additive_score_composed (beside it), held equal by
+//                      tests/ch07_fused_test.cpp; tanh_n and dot_n are tensor/vmath.cpp's fast
+//                      paths, held to std::tanh by tests/vmath_test.cpp
+//   weighted_sum       the context sum_i w_i v_i as one node; reference the batched matmul it
+//                      replaces, held equal by tests/ch07_fused_test.cpp
+// The masked softmax between them is the softmax family's (autograd/softmax.cpp).
 #include "nn/attention.h"
 
 #include <cmath>
-#include <limits>
 
 #include "autograd/functions.h"
 #include "autograd/node_util.h"
@@ -162,36 +169,6 @@ std::unique_ptr<Score> make_score(const std::string& kind, int64_t query_size, i
   if (kind == "cosine") return std::make_unique<CosineScore>();
   if (kind == "location") return std::make_unique<LocationScore>(query_size, max_positions, gen);
   throw Error("attention: unknown score '" + kind + "' (choose additive, general, dot, scaled, cosine or location)");
-}
-
-Var masked_softmax(const Var& scores, const Tensor& mask) {
-  if (scores.value().dim() != 2 || mask.shape() != scores.shape())
-    throw Error("masked_softmax: scores " + shape_str(scores.shape()) + " and mask " + shape_str(mask.shape()) +
-                " must both be (B, S)");
-  const int64_t B = scores.shape()[0], S = scores.shape()[1];
-  const Tensor& x = scores.value();
-  Tensor y = Tensor::zeros({B, S});
-  for (int64_t b = 0; b < B; ++b) {
-    real m = -std::numeric_limits<real>::infinity();
-    for (int64_t i = 0; i < S; ++i)
-      if (mask[b * S + i] != 0) m = std::max(m, x[b * S + i]);
-    if (m == -std::numeric_limits<real>::infinity()) continue;  // no valid position: all zeros
-    real total = 0;
-    for (int64_t i = 0; i < S; ++i)
-      if (mask[b * S + i] != 0) total += y[b * S + i] = std::exp(x[b * S + i] - m);
-    for (int64_t i = 0; i < S; ++i) y[b * S + i] /= total;
-  }
-  Tensor saved = y;  // the derivative needs only the weights
-  return make_var(std::move(y), "masked_softmax", {scores}, [saved, B, S](Node& self) {
-    // dx_i = y_i (dy_i - sum_j y_j dy_j); a masked y_i is 0, so its dx_i is 0
-    Tensor d = Tensor::empty({B, S});
-    for (int64_t b = 0; b < B; ++b) {
-      real dot = 0;
-      for (int64_t i = 0; i < S; ++i) dot += saved[b * S + i] * self.grad[b * S + i];
-      for (int64_t i = 0; i < S; ++i) d[b * S + i] = saved[b * S + i] * (self.grad[b * S + i] - dot);
-    }
-    wants_grad(self, 0)->accumulate(std::move(d));
-  });
 }
 
 Attention attend(const Var& scores, const Var& values, const Tensor& mask) {

@@ -1,0 +1,25 @@
+// mean squared error (the softmax losses are in autograd/softmax.cpp).
+#include "nn/loss.h"
+
+#include "autograd/node_util.h"
+
+namespace heed {
+
+Var mse(const Var& input, const Var& target) {
+  const Tensor &a = input.value(), &b = target.value();
+  if (a.shape() != b.shape())
+    throw Error("mse: input " + shape_str(a.shape()) + " and target " + shape_str(b.shape()) + " differ in shape");
+  if (a.numel() == 0) throw Error("mse: input " + shape_str(a.shape()) + " is empty");
+  Tensor diff = sub(a, b);  // saved: both derivatives are multiples of it
+  real total = 0;
+  for (int64_t i = 0; i < diff.numel(); ++i) total += diff[i] * diff[i];
+  real scale = 1 / static_cast<real>(diff.numel());
+  return make_var(Tensor::scalar(total * scale), "mse", {input, target}, [diff, scale](Node& self) {
+    // da += 2 (a - b) dy / n;  db += -2 (a - b) dy / n
+    Tensor d = mul(diff, 2 * self.grad[0] * scale);
+    if (Node* n = wants_grad(self, 1)) n->accumulate(neg(d));
+    if (Node* n = wants_grad(self, 0)) n->accumulate(std::move(d));
+  });
+}
+
+}  // namespace heed
