@@ -80,7 +80,7 @@ void expect_close(const Tensor& got, const Tensor& expected, const std::string& 
     real g = got[i], e = expected[i];
     bool ok = std::isfinite(e) ? std::fabs(g - e) <= atol + rtol * std::fabs(e) : (g == e || (std::isnan(g) && std::isnan(e)));
     if (!ok)
-      wrong(what + " differs at element " + index_str(i, got.shape()) + ": expected " + number(e) + ", got " +
+      wrong(what + (got.dim() ? " differs at element " + index_str(i, got.shape()) : std::string(" is wrong")) + ": expected " + number(e) + ", got " +
             number(g) + "\n  input: " + input + (got.numel() <= 24 ? "\n  got      " + got.str(6) + "\n  expected " + expected.str(6) : ""));
   }
 }

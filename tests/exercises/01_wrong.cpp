@@ -53,7 +53,8 @@ Tensor softmax_columns(const Tensor& x) {
 }
 
 Impl01 solution() { return HEED_IMPL_01(heed::solution); }
-Impl01 with(auto change) {
+template <class F>
+Impl01 with(F change) {
   Impl01 impl = solution();
   change(impl);
   return impl;
