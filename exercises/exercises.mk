@@ -39,7 +39,7 @@ exercises:
 	@mkdir -p $(BUILD); rm -f $(BUILD)/exercises.score; status=0; \
 	 for n in $(EX_NUMBERS); do \
 	   if $(MAKE) --no-print-directory -s $(BUILD)/exercise-$$n >$(BUILD)/exercise-$$n.log 2>&1; then \
-	     $(BUILD)/exercise-$$n | tee $(BUILD)/exercise-$$n.out || status=1; \
+	     $(BUILD)/exercise-$$n >$(BUILD)/exercise-$$n.out || status=1; cat $(BUILD)/exercise-$$n.out; \
 	     tail -n 1 $(BUILD)/exercise-$$n.out >>$(BUILD)/exercises.score; \
 	   else \
 	     cat $(BUILD)/exercise-$$n.log; status=1; \
