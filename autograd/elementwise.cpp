@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "autograd/elementwise.h"
-#include "autograd/node_util.h"
 
 namespace heed {
 
@@ -15,22 +14,21 @@ namespace {
 // Nothing is copied for the backward: x is the input node's value and y the node's own, both
 // alive as long as the graph is.
 template <class Deriv>
-Var unary(const Var& x, Tensor y, const char* op, Deriv g) {
-  return make_var(std::move(y), op, {x}, [g](Node& self) {
-    Node* a = wants_grad(self, 0);
-    const Tensor& xv = a->value;
-    const Tensor& yv = self.value;
-    Tensor d = self.grad;
-    for (int64_t i = 0; i < d.numel(); ++i) d[i] *= g(xv[i], yv[i]);
-    a->accumulate(std::move(d));
+Var unary(const Var& x, Tensor y, const char* op, Deriv deriv) {
+  return make_var(std::move(y), op, {x}, [deriv](Backward& g) {
+    const Tensor& xv = g.input(0);
+    const Tensor& yv = g.value();
+    Tensor d = g.grad();
+    for (int64_t i = 0; i < d.numel(); ++i) d[i] *= deriv(xv[i], yv[i]);
+    g.add(0, std::move(d));
   });
 }
 
 }  // namespace
 
 Var neg(const Var& x) {
-  return make_var(neg(x.value()), "neg", {x}, [](Node& self) {
-    wants_grad(self, 0)->accumulate(neg(self.grad));  // dx += -dy
+  return make_var(neg(x.value()), "neg", {x}, [](Backward& g) {
+    g.add(0, neg(g.grad()));  // dx += -dy
   });
 }
 
@@ -65,49 +63,49 @@ Var pow(const Var& x, real p) {
 
 Var add(const Var& a, const Var& b) {
   Shape sa = a.shape(), sb = b.shape();
-  return make_var(add(a.value(), b.value()), "add", {a, b}, [sa, sb](Node& self) {
-    Node *na = wants_grad(self, 0), *nb = wants_grad(self, 1);
-    if (na) na->accumulate(nb || sa != self.grad.shape() ? sum_to(self.grad, sa) : take_grad(self));  // da += dy
-    if (nb) nb->accumulate(sb != self.grad.shape() ? sum_to(self.grad, sb) : take_grad(self));        // db += dy
+  return make_var(add(a.value(), b.value()), "add", {a, b}, [sa, sb](Backward& g) {
+    const bool wa = g.wants(0), wb = g.wants(1);
+    if (wa) g.add(0, wb || sa != g.grad().shape() ? sum_to(g.grad(), sa) : g.take_grad());  // da += dy
+    if (wb) g.add(1, sb != g.grad().shape() ? sum_to(g.grad(), sb) : g.take_grad());        // db += dy
   });
 }
 
 Var sub(const Var& a, const Var& b) {
   Shape sa = a.shape(), sb = b.shape();
-  return make_var(sub(a.value(), b.value()), "sub", {a, b}, [sa, sb](Node& self) {
-    if (Node* n = wants_grad(self, 0)) n->accumulate(sum_to(self.grad, sa));       // da += dy
-    if (Node* n = wants_grad(self, 1)) n->accumulate(neg(sum_to(self.grad, sb)));  // db += -dy
+  return make_var(sub(a.value(), b.value()), "sub", {a, b}, [sa, sb](Backward& g) {
+    if (g.wants(0)) g.add(0, sum_to(g.grad(), sa));       // da += dy
+    if (g.wants(1)) g.add(1, neg(sum_to(g.grad(), sb)));  // db += -dy
   });
 }
 
 Var mul(const Var& a, const Var& b) {
-  return make_var(mul(a.value(), b.value()), "mul", {a, b}, [](Node& self) {
-    const Tensor& av = self.inputs[0]->value;  // each is the other's derivative
-    const Tensor& bv = self.inputs[1]->value;
-    if (Node* n = wants_grad(self, 0)) n->accumulate(sum_to(mul(self.grad, bv), av.shape()));  // da += b dy
-    if (Node* n = wants_grad(self, 1)) n->accumulate(sum_to(mul(self.grad, av), bv.shape()));  // db += a dy
+  return make_var(mul(a.value(), b.value()), "mul", {a, b}, [](Backward& g) {
+    const Tensor& av = g.input(0);  // each is the other's derivative
+    const Tensor& bv = g.input(1);
+    if (g.wants(0)) g.add(0, sum_to(mul(g.grad(), bv), av.shape()));  // da += b dy
+    if (g.wants(1)) g.add(1, sum_to(mul(g.grad(), av), bv.shape()));  // db += a dy
   });
 }
 
 Var div(const Var& a, const Var& b) {
-  return make_var(div(a.value(), b.value()), "div", {a, b}, [](Node& self) {
-    const Tensor& av = self.inputs[0]->value;
-    const Tensor& bv = self.inputs[1]->value;
-    if (Node* n = wants_grad(self, 0)) n->accumulate(sum_to(div(self.grad, bv), av.shape()));  // da += dy / b
-    if (Node* n = wants_grad(self, 1))  // db += -a dy / b^2
-      n->accumulate(sum_to(neg(div(mul(self.grad, av), mul(bv, bv))), bv.shape()));
+  return make_var(div(a.value(), b.value()), "div", {a, b}, [](Backward& g) {
+    const Tensor& av = g.input(0);
+    const Tensor& bv = g.input(1);
+    if (g.wants(0)) g.add(0, sum_to(div(g.grad(), bv), av.shape()));  // da += dy / b
+    if (g.wants(1))  // db += -a dy / b^2
+      g.add(1, sum_to(neg(div(mul(g.grad(), av), mul(bv, bv))), bv.shape()));
   });
 }
 
 Var add(const Var& a, real b) {
-  return make_var(add(a.value(), b), "add", {a}, [](Node& self) {
-    wants_grad(self, 0)->accumulate(self.grad);  // da += dy
+  return make_var(add(a.value(), b), "add", {a}, [](Backward& g) {
+    g.add(0, g.grad());  // da += dy
   });
 }
 
 Var mul(const Var& a, real b) {
-  return make_var(mul(a.value(), b), "mul", {a}, [b](Node& self) {
-    wants_grad(self, 0)->accumulate(mul(self.grad, b));  // da += b dy
+  return make_var(mul(a.value(), b), "mul", {a}, [b](Backward& g) {
+    g.add(0, mul(g.grad(), b));  // da += b dy
   });
 }
 
@@ -125,18 +123,18 @@ Var operator*(real a, const Var& b) { return mul(b, a); }
 Var operator/(const Var& a, real b) { return mul(a, 1 / b); }
 
 Var masked_fill(const Var& x, const Tensor& mask, real value) {
-  return make_var(masked_fill(x.value(), mask, value), "masked_fill", {x}, [mask](Node& self) {
-    wants_grad(self, 0)->accumulate(masked_fill(self.grad, mask, 0));  // dx += dy where not masked
+  return make_var(masked_fill(x.value(), mask, value), "masked_fill", {x}, [mask](Backward& g) {
+    g.add(0, masked_fill(g.grad(), mask, 0));  // dx += dy where not masked
   });
 }
 
 Var where(const Tensor& cond, const Var& a, const Var& b) {
   Tensor y = where(cond, a.value(), b.value());
   Tensor c = broadcast_to(cond, a.shape());  // saved: it routes the gradient
-  return make_var(std::move(y), "where", {a, b}, [c](Node& self) {
-    Tensor zero = Tensor::zeros(self.grad.shape());
-    if (Node* n = wants_grad(self, 0)) n->accumulate(where(c, self.grad, zero));  // da += dy where cond
-    if (Node* n = wants_grad(self, 1)) n->accumulate(where(c, zero, self.grad));  // db += dy elsewhere
+  return make_var(std::move(y), "where", {a, b}, [c](Backward& g) {
+    Tensor zero = Tensor::zeros(g.grad().shape());
+    if (g.wants(0)) g.add(0, where(c, g.grad(), zero));  // da += dy where cond
+    if (g.wants(1)) g.add(1, where(c, zero, g.grad()));  // db += dy elsewhere
   });
 }
 

@@ -50,7 +50,7 @@ GradcheckReport gradcheck(const std::function<Var()>& f, const std::vector<Var>&
   // A scalar loss: f itself, or its projection on a fixed random tensor.
   Tensor projection;
   auto loss = [&]() -> Var {
-    Var out = f();
+    const Var out = f();  // const: reading a value through a mutable Var counts as changing it
     if (out.value().numel() == 1) return reshape(out, {});
     if (projection.shape() != out.shape()) {
       Generator gen(opt.seed);

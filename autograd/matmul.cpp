@@ -7,7 +7,6 @@
 //                    every fast path equal to it; linear is held bit-equal to matmul_nt(x, W) + b by
 //                    tests/ch04_layers_test.cpp; every backward is gradchecked (tests/ch03_gradcheck_test.cpp)
 #include "autograd/matmul.h"
-#include "autograd/node_util.h"
 #include "tensor/gemm.h"
 
 namespace heed {
@@ -16,41 +15,41 @@ namespace {
 
 // n.grad += op(a) op(b) for 2-D or batched 3-D operands, straight into n's gradient: the
 // backward of a product is two more products, and none of them needs a temporary.
-void matmul_add(bool trans_a, bool trans_b, const Tensor& a, const Tensor& b, Node* n) {
+void matmul_add(bool trans_a, bool trans_b, const Tensor& a, const Tensor& b, Backward& g, size_t i) {
   bool add = false;
-  Tensor& c = grad_target(n, add);
+  Tensor& c = g.target(i, add);
   const int64_t batch = a.dim() == 3 ? a.size(0) : 1;
   const int64_t M = c.size(-2), N = c.size(-1), K = trans_a ? a.size(-2) : a.size(-1);
-  for (int64_t i = 0; i < batch; ++i)
-    gemm(trans_a, trans_b, M, N, K, a.data() + i * M * K, b.data() + i * K * N, c.data() + i * M * N, add);
+  for (int64_t k = 0; k < batch; ++k)
+    gemm(trans_a, trans_b, M, N, K, a.data() + k * M * K, b.data() + k * K * N, c.data() + k * M * N, add);
 }
 
 }  // namespace
 
 Var matmul(const Var& a, const Var& b) {
-  return make_var(matmul(a.value(), b.value()), "matmul", {a, b}, [](Node& self) {
-    const Tensor& av = self.inputs[0]->value;  // each is in the other's derivative
-    const Tensor& bv = self.inputs[1]->value;
-    if (Node* n = wants_grad(self, 0)) matmul_add(false, true, self.grad, bv, n);  // dA += dC B^T
-    if (Node* n = wants_grad(self, 1)) matmul_add(true, false, av, self.grad, n);  // dB += A^T dC
+  return make_var(matmul(a.value(), b.value()), "matmul", {a, b}, [](Backward& g) {
+    const Tensor& av = g.input(0);  // each is in the other's derivative
+    const Tensor& bv = g.input(1);
+    if (g.wants(0)) matmul_add(false, true, g.grad(), bv, g, 0);  // dA += dC B^T
+    if (g.wants(1)) matmul_add(true, false, av, g.grad(), g, 1);  // dB += A^T dC
   });
 }
 
 Var matmul_nt(const Var& a, const Var& b) {
-  return make_var(matmul_nt(a.value(), b.value()), "matmul_nt", {a, b}, [](Node& self) {
-    const Tensor& av = self.inputs[0]->value;
-    const Tensor& bv = self.inputs[1]->value;
-    if (Node* n = wants_grad(self, 0)) matmul_add(false, false, self.grad, bv, n);  // dA += dC B
-    if (Node* n = wants_grad(self, 1)) matmul_add(true, false, self.grad, av, n);   // dB += dC^T A
+  return make_var(matmul_nt(a.value(), b.value()), "matmul_nt", {a, b}, [](Backward& g) {
+    const Tensor& av = g.input(0);
+    const Tensor& bv = g.input(1);
+    if (g.wants(0)) matmul_add(false, false, g.grad(), bv, g, 0);  // dA += dC B
+    if (g.wants(1)) matmul_add(true, false, g.grad(), av, g, 1);   // dB += dC^T A
   });
 }
 
 Var matmul_tn(const Var& a, const Var& b) {
-  return make_var(matmul_tn(a.value(), b.value()), "matmul_tn", {a, b}, [](Node& self) {
-    const Tensor& av = self.inputs[0]->value;
-    const Tensor& bv = self.inputs[1]->value;
-    if (Node* n = wants_grad(self, 0)) matmul_add(false, true, bv, self.grad, n);  // dA += B dC^T
-    if (Node* n = wants_grad(self, 1)) matmul_add(false, false, av, self.grad, n);  // dB += A dC
+  return make_var(matmul_tn(a.value(), b.value()), "matmul_tn", {a, b}, [](Backward& g) {
+    const Tensor& av = g.input(0);
+    const Tensor& bv = g.input(1);
+    if (g.wants(0)) matmul_add(false, true, bv, g.grad(), g, 0);  // dA += B dC^T
+    if (g.wants(1)) matmul_add(false, false, av, g.grad(), g, 1);  // dB += A dC
   });
 }
 
@@ -71,19 +70,19 @@ Var linear(const Var& x, const Var& weight, const Var& bias) {
   }
   std::vector<Var> inputs{x, weight};
   if (has_bias) inputs.push_back(bias);
-  return make_var(std::move(y), "linear", inputs, [N, out, has_bias](Node& self) {
-    const Tensor& xv = self.inputs[0]->value;
-    const Tensor& wv = self.inputs[1]->value;
+  return make_var(std::move(y), "linear", inputs, [N, out, has_bias](Backward& g) {
+    const Tensor& xv = g.input(0);
+    const Tensor& wv = g.input(1);
     if (has_bias)
-      if (Node* n = wants_grad(self, 2)) {  // db += sum over rows of dy, rows in order from zero
+      if (g.wants(2)) {  // db += sum over rows of dy, rows in order from zero
         Tensor db = Tensor::zeros({out});
-        const real* dy = self.grad.data();
+        const real* dy = g.grad().data();
         for (int64_t r = 0; r < N; ++r)
           for (int64_t j = 0; j < out; ++j) db[j] += dy[r * out + j];
-        n->accumulate(std::move(db));
+        g.add(2, std::move(db));
       }
-    if (Node* n = wants_grad(self, 0)) matmul_add(false, false, self.grad, wv, n);  // dx += dy W
-    if (Node* n = wants_grad(self, 1)) matmul_add(true, false, self.grad, xv, n);   // dW += dy^T x
+    if (g.wants(0)) matmul_add(false, false, g.grad(), wv, g, 0);  // dx += dy W
+    if (g.wants(1)) matmul_add(true, false, g.grad(), xv, g, 1);   // dW += dy^T x
   });
 }
 

@@ -4,14 +4,13 @@
 // against central differences.
 #include "autograd/reduce.h"
 #include "autograd/elementwise.h"
-#include "autograd/node_util.h"
 
 namespace heed {
 
 Var sum(const Var& x) {
   Shape s = x.shape();
-  return make_var(sum(x.value()), "sum", {x}, [s](Node& self) {
-    wants_grad(self, 0)->accumulate(Tensor::full(s, self.grad[0]));  // dx_i += dy
+  return make_var(sum(x.value()), "sum", {x}, [s](Backward& g) {
+    g.add(0, Tensor::full(s, g.grad()[0]));  // dx_i += dy
   });
 }
 
@@ -27,9 +26,9 @@ Shape keepdim_shape(Shape s, int64_t axis) {
 Var sum(const Var& x, int64_t axis, bool keepdim) {
   Shape s = x.shape();
   axis = normalize_axis(axis, x.shape(), "sum");
-  return make_var(sum(x.value(), axis, keepdim), "sum", {x}, [s, axis](Node& self) {
+  return make_var(sum(x.value(), axis, keepdim), "sum", {x}, [s, axis](Backward& g) {
     // dx_i += dy (repeated along the summed axis)
-    wants_grad(self, 0)->accumulate(broadcast_to(reshape(self.grad, keepdim_shape(s, axis)), s));
+    g.add(0, broadcast_to(reshape(g.grad(), keepdim_shape(s, axis)), s));
   });
 }
 
@@ -47,10 +46,10 @@ Var mean(const Var& x, int64_t axis, bool keepdim) {
 Var max(const Var& x) {
   Shape s = x.shape();
   int64_t at = static_cast<int64_t>(argmax(x.value()).item());
-  return make_var(max(x.value()), "max", {x}, [s, at](Node& self) {
+  return make_var(max(x.value()), "max", {x}, [s, at](Backward& g) {
     Tensor d = Tensor::zeros(s);
-    d[at] = self.grad[0];  // dx_argmax += dy
-    wants_grad(self, 0)->accumulate(std::move(d));
+    d[at] = g.grad()[0];  // dx_argmax += dy
+    g.add(0, std::move(d));
   });
 }
 
@@ -58,16 +57,16 @@ Var max(const Var& x, int64_t axis, bool keepdim) {
   Shape s = x.shape();
   axis = normalize_axis(axis, x.shape(), "max");
   Tensor at = argmax(x.value(), axis, false);  // saved: where each maximum came from
-  return make_var(max(x.value(), axis, keepdim), "max", {x}, [s, axis, at](Node& self) {
+  return make_var(max(x.value(), axis, keepdim), "max", {x}, [s, axis, at](Backward& g) {
     int64_t outer, n, inner;
     split_at_axis(s, axis, outer, n, inner);
     Tensor d = Tensor::zeros(s);
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t j = 0; j < inner; ++j) {
         int64_t i = static_cast<int64_t>(at[o * inner + j]);
-        d[(o * n + i) * inner + j] = self.grad[o * inner + j];  // dx_argmax += dy
+        d[(o * n + i) * inner + j] = g.grad()[o * inner + j];  // dx_argmax += dy
       }
-    wants_grad(self, 0)->accumulate(std::move(d));
+    g.add(0, std::move(d));
   });
 }
 

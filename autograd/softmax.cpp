@@ -10,7 +10,6 @@
 #include <limits>
 #include <string>
 
-#include "autograd/node_util.h"
 
 namespace heed {
 
@@ -37,17 +36,17 @@ Tensor softmax_backward(const Tensor& y, const Tensor& dy, int64_t axis) {
 
 Var softmax(const Var& x, int64_t axis) {
   axis = normalize_axis(axis, x.shape(), "softmax");
-  return make_var(softmax(x.value(), axis), "softmax", {x}, [axis](Node& self) {
+  return make_var(softmax(x.value(), axis), "softmax", {x}, [axis](Backward& g) {
     // dx = y * (dy - sum(dy * y)); the derivative needs only y, the node's own value
-    wants_grad(self, 0)->accumulate(softmax_backward(self.value, self.grad, axis));
+    g.add(0, softmax_backward(g.value(), g.grad(), axis));
   });
 }
 
 Var softmax(const Var& x, int64_t axis, const Tensor& mask) {
   axis = normalize_axis(axis, x.shape(), "softmax");
-  return make_var(softmax(x.value(), axis, mask), "masked_softmax", {x}, [axis](Node& self) {
+  return make_var(softmax(x.value(), axis, mask), "masked_softmax", {x}, [axis](Backward& g) {
     // dx = y * (dy - sum(dy * y)); a masked y is 0, so its dx is 0
-    wants_grad(self, 0)->accumulate(softmax_backward(self.value, self.grad, axis));
+    g.add(0, softmax_backward(g.value(), g.grad(), axis));
   });
 }
 
@@ -60,11 +59,11 @@ Var masked_softmax(const Var& scores, const Tensor& mask) {
 
 Var log_softmax(const Var& x, int64_t axis) {
   axis = normalize_axis(axis, x.shape(), "log_softmax");
-  return make_var(log_softmax(x.value(), axis), "log_softmax", {x}, [axis](Node& self) {
+  return make_var(log_softmax(x.value(), axis), "log_softmax", {x}, [axis](Backward& g) {
     // dx = dy - exp(y) * sum(dy); exp(y) is the softmax
-    const Tensor& y = self.value;
-    Tensor total = sum(self.grad, axis, true);
-    wants_grad(self, 0)->accumulate(sub(self.grad, mul(exp(y), total)));
+    const Tensor& y = g.value();
+    Tensor total = sum(g.grad(), axis, true);
+    g.add(0, sub(g.grad(), mul(exp(y), total)));
   });
 }
 
@@ -110,13 +109,13 @@ Var cross_entropy(const Var& logits, const std::vector<int64_t>& targets, int64_
   }
   real scale = kept ? 1 / static_cast<real>(kept) : 0;
   return make_var(Tensor::scalar(total * scale), "cross_entropy", {logits},
-                  [probs, targets, ignore_index, scale](Node& self) {
+                  [probs, targets, ignore_index, scale](Backward& g) {
                     // dx[r] += (softmax(x[r]) - onehot(t[r])) * dy / kept; ignored rows get 0
-                    Tensor d = mul(probs, self.grad[0] * scale);
+                    Tensor d = mul(probs, g.grad()[0] * scale);
                     int64_t V = probs.size(1);
                     for (size_t r = 0; r < targets.size(); ++r)
-                      if (targets[r] != ignore_index) d[r * V + targets[r]] -= self.grad[0] * scale;
-                    wants_grad(self, 0)->accumulate(std::move(d));
+                      if (targets[r] != ignore_index) d[r * V + targets[r]] -= g.grad()[0] * scale;
+                    g.add(0, std::move(d));
                   });
 }
 
@@ -129,12 +128,12 @@ Var nll(const Var& log_probs, const std::vector<int64_t>& targets, int64_t ignor
     if (targets[r] != ignore_index) total -= x[r * V + targets[r]];
   real scale = kept ? 1 / static_cast<real>(kept) : 0;
   Shape s = x.shape();
-  return make_var(Tensor::scalar(total * scale), "nll", {log_probs}, [s, targets, ignore_index, scale](Node& self) {
+  return make_var(Tensor::scalar(total * scale), "nll", {log_probs}, [s, targets, ignore_index, scale](Backward& g) {
     // dx[r, t[r]] += -dy / kept; zero elsewhere and for ignored rows
     Tensor d = Tensor::zeros(s);
     for (size_t r = 0; r < targets.size(); ++r)
-      if (targets[r] != ignore_index) d[r * s[1] + targets[r]] = -self.grad[0] * scale;
-    wants_grad(self, 0)->accumulate(std::move(d));
+      if (targets[r] != ignore_index) d[r * s[1] + targets[r]] = -g.grad()[0] * scale;
+    g.add(0, std::move(d));
   });
 }
 

@@ -3,8 +3,11 @@
 // node itself as an argument, so it never captures its own output: edges point only towards
 // inputs and the graph has no reference cycles. Dropping the last Var of a graph frees it,
 // iteratively, so a chain of 100,000 ops neither overflows the stack nor leaks.
-// Graphs are not shared between threads: each thread builds, runs backward on and drops its
-// own (so separate models may train on separate threads).
+// Nodes are numbered in one order for the whole process, so a graph may be built on several
+// threads (one at a time) and backward() still runs every node after all of its users.
+// Every node's value carries a version: changing a value in place (through the mutable value())
+// after an op used it and before that op's backward reads it is a heed::Error naming the op and
+// the input, never a wrong gradient.
 #pragma once
 
 #include <functional>
@@ -17,16 +20,25 @@
 
 namespace heed {
 
+class Backward;
+
 struct Node {
+  struct Input {
+    std::shared_ptr<Node> node;
+    uint64_t version;  // node's version when this op used it: backward checks it is unchanged
+    Node* get() const { return node.get(); }
+    Node* operator->() const { return node.get(); }
+  };
   Tensor value;
   Tensor grad;              // meaningful only when has_grad
   bool has_grad = false;    // false until a gradient arrives
-  std::vector<std::shared_ptr<Node>> inputs;
-  std::function<void(Node&)> backward;  // adds d(out)/d(input) * grad into each input's grad
+  std::vector<Input> inputs;
+  std::function<void(Backward&)> backward;  // adds d(out)/d(input) * grad into each input's grad
   const char* op = "leaf";
   bool requires_grad = false;
   bool retain_grad = false;  // keep grad on a non-leaf after backward()
-  uint64_t sequence;         // creation order; backward() runs the newest node first
+  uint64_t sequence;         // creation order, one count for the process; backward() runs the newest first
+  uint64_t version = 0;      // bumped by every mutable access to value
 
   Node();
   ~Node();
@@ -37,7 +49,7 @@ struct Node {
   void accumulate(const Tensor& g);
   void accumulate(Tensor&& g);
 
-  static int64_t live_count();  // nodes alive on this thread right now: the leak check
+  static int64_t live_count();  // nodes alive in the process right now: the leak check
 };
 
 class Var {
@@ -46,8 +58,8 @@ class Var {
   explicit Var(Tensor value, bool requires_grad = false);
 
   const Tensor& value() const;
-  // For in-place updates of parameters between steps. A value that a live graph has used must
-  // not change before that graph's backward(): backward functions read it from the node.
+  // For in-place updates of parameters between steps. Counts as a change (it bumps the value's
+  // version): a graph that used this value before and reads it in backward() then refuses to run.
   Tensor& value();
   // The gradient accumulated by backward(); zeros of value's shape if none arrived yet.
   const Tensor& grad() const;
@@ -76,8 +88,61 @@ class Var {
   std::shared_ptr<Node> node_;
 };
 
-// Builds the result of a differentiable op. When grad mode is on and an input requires a
-// gradient, the node records `inputs` and `backward`; otherwise it is a plain constant.
+// What a backward function sees of its node, and the only way it passes gradients on. With y the
+// node's value and x_i its inputs (in make_var's order), a backward function adds dL/dx_i =
+// (dy/dx_i)^T dL/dy into every input that wants it. Reading a value through input() or value()
+// checks that it has not been changed in place since the forward: a heed::Error if it has.
+class Backward {
+ public:
+  // dL/dy, complete (every user of y has added its share).
+  const Tensor& grad() const { return n_.grad; }
+  // y, the node's own value.
+  const Tensor& value() const {
+    if (n_.version != 0) changed_in_place(n_, -1, 0);
+    return n_.value;
+  }
+  // x_i's value, as the forward used it.
+  const Tensor& input(size_t i) const {
+    const Node::Input& in = n_.inputs[i];
+    if (in.node->version != in.version) changed_in_place(n_, static_cast<int64_t>(i), in.version);
+    return in.node->value;
+  }
+  // Whether x_i wants a gradient: skip its work if not.
+  bool wants(size_t i) const { return n_.inputs[i].node->requires_grad; }
+  // dL/dx_i += g. REQUIRES: g has x_i's shape.
+  void add(size_t i, const Tensor& g) { n_.inputs[i].node->accumulate(g); }
+  void add(size_t i, Tensor&& g) { n_.inputs[i].node->accumulate(std::move(g)); }
+  // dL/dx_i itself, for a kernel that adds into it in place: zeros of x_i's shape on first use.
+  Tensor& buffer(size_t i);
+  // The same for a kernel that can either write or add (gemm): on first use a fresh uninitialised
+  // tensor with add = false (write every element), else dL/dx_i with add = true.
+  Tensor& target(size_t i, bool& add);
+  // dL/dy, moved out when the node will not keep it: for an op whose input gradient is dy itself
+  // (add, reshape). Call it at most once, after every other read of grad().
+  Tensor take_grad();
+
+ private:
+  friend class Var;
+  friend Var make_var(Tensor, const char*, const std::vector<Var>&, std::function<void(Node&)>);
+  explicit Backward(Node& n) : n_(n) {}
+  // Throws the error for input i (-1: the node's own value) changed since the forward.
+  [[noreturn]] static void changed_in_place(const Node& self, int64_t i, uint64_t used);
+  Node& n_;
+};
+
+// Builds the result of a differentiable op: the forward value, the op's name (for errors and
+// graph pictures), its inputs and its backward function. When grad mode is on and an input
+// requires a gradient, the node records the inputs and the backward; otherwise it is a constant.
+// An op, its derivative as a comment:
+//   Var mul(const Var& a, const Var& b) {
+//     return make_var(mul(a.value(), b.value()), "mul", {a, b}, [](Backward& g) {
+//       if (g.wants(0)) g.add(0, sum_to(mul(g.grad(), g.input(1)), g.input(0).shape()));  // da += b dy
+//       if (g.wants(1)) g.add(1, sum_to(mul(g.grad(), g.input(0)), g.input(1).shape()));  // db += a dy
+//     });
+//   }
+Var make_var(Tensor value, const char* op, const std::vector<Var>& inputs, std::function<void(Backward&)> backward);
+// The older form, whose backward function reads the Node itself (autograd/node_util.h). It checks
+// every input's version before it runs. Kept while code written against it moves to Backward.
 Var make_var(Tensor value, const char* op, const std::vector<Var>& inputs, std::function<void(Node&)> backward);
 
 // Grad mode: the one global switch. Change it only through NoGradGuard.

@@ -11,7 +11,6 @@
 #include <cmath>
 
 #include "autograd/functions.h"
-#include "autograd/node_util.h"
 #include "tensor/vmath.h"
 
 namespace heed {
@@ -83,15 +82,14 @@ Var additive_score(const Var& prepared, const Var& q, const Var& v) {
   Tensor e = Tensor::empty({B, S});
   for (int64_t k = 0; k < B * S; ++k) e[k] = dot_n(t.data() + k * A, v.value().data(), A);  // v^T tanh(u)
   // The gradients of prepared, q and v are added in place: no (B, S, A) tensor per decoder step.
-  auto backward = [t = std::move(t), B, S, A](Node& self) {
-    const real* vv = self.inputs[2]->value.data();
-    Node *np = wants_grad(self, 0), *nq = wants_grad(self, 1), *nv = wants_grad(self, 2);
-    real* dp = np ? grad_buffer(np).data() : nullptr;
-    real* dq = nq ? grad_buffer(nq).data() : nullptr;
-    real* dv = nv ? grad_buffer(nv).data() : nullptr;
+  auto backward = [t = std::move(t), B, S, A](Backward& g) {
+    const real* vv = g.input(2).data();
+    real* dp = g.wants(0) ? g.buffer(0).data() : nullptr;
+    real* dq = g.wants(1) ? g.buffer(1).data() : nullptr;
+    real* dv = g.wants(2) ? g.buffer(2).data() : nullptr;
     for (int64_t b = 0; b < B; ++b)
       for (int64_t i = 0; i < S; ++i) {
-        const real de = self.grad[b * S + i];
+        const real de = g.grad()[b * S + i];
         const real* tb = t.data() + (b * S + i) * A;
         if (dv)
           for (int64_t a = 0; a < A; ++a) dv[a] += tb[a] * de;  // dv += t de
@@ -193,22 +191,22 @@ Var weighted_sum(const Var& weights, const Var& values) {
       const real* v = values.value().data() + (b * S + i) * D;
       for (int64_t d = 0; d < D; ++d) context[b * D + d] += w[b * S + i] * v[d];
     }
-  return make_var(std::move(context), "weighted_sum", {weights, values}, [B, S, D](Node& self) {
-    const Tensor& w = self.inputs[0]->value;       // (B, S)
-    const Tensor& values = self.inputs[1]->value;  // (B, S, D)
-    if (Node* n = wants_grad(self, 0)) {
+  return make_var(std::move(context), "weighted_sum", {weights, values}, [B, S, D](Backward& g) {
+    const Tensor& w = g.input(0);       // (B, S)
+    const Tensor& values = g.input(1);  // (B, S, D)
+    if (g.wants(0)) {
       Tensor dw = Tensor::empty({B, S});
       for (int64_t b = 0; b < B; ++b)
         for (int64_t i = 0; i < S; ++i)  // dw_i += dcontext . v_i
-          dw[b * S + i] = dot_n(values.data() + (b * S + i) * D, self.grad.data() + b * D, D);
-      n->accumulate(std::move(dw));
+          dw[b * S + i] = dot_n(values.data() + (b * S + i) * D, g.grad().data() + b * D, D);
+      g.add(0, std::move(dw));
     }
-    if (Node* n = wants_grad(self, 1)) {
-      real* dv = grad_buffer(n).data();
+    if (g.wants(1)) {
+      real* dv = g.buffer(1).data();
       for (int64_t b = 0; b < B; ++b)
         for (int64_t i = 0; i < S; ++i) {
           const real wi = w[b * S + i];
-          const real* dc = self.grad.data() + b * D;
+          const real* dc = g.grad().data() + b * D;
           for (int64_t d = 0; d < D; ++d) dv[(b * S + i) * D + d] += wi * dc[d];  // dv_i += w_i dcontext
         }
     }

@@ -1,7 +1,6 @@
 // mean squared error (the softmax losses are in autograd/softmax.cpp).
 #include "nn/loss.h"
 
-#include "autograd/node_util.h"
 
 namespace heed {
 
@@ -14,11 +13,11 @@ Var mse(const Var& input, const Var& target) {
   real total = 0;
   for (int64_t i = 0; i < diff.numel(); ++i) total += diff[i] * diff[i];
   real scale = 1 / static_cast<real>(diff.numel());
-  return make_var(Tensor::scalar(total * scale), "mse", {input, target}, [diff, scale](Node& self) {
+  return make_var(Tensor::scalar(total * scale), "mse", {input, target}, [diff, scale](Backward& g) {
     // da += 2 (a - b) dy / n;  db += -2 (a - b) dy / n
-    Tensor d = mul(diff, 2 * self.grad[0] * scale);
-    if (Node* n = wants_grad(self, 1)) n->accumulate(neg(d));
-    if (Node* n = wants_grad(self, 0)) n->accumulate(std::move(d));
+    Tensor d = mul(diff, 2 * g.grad()[0] * scale);
+    if (g.wants(1)) g.add(1, neg(d));
+    if (g.wants(0)) g.add(0, std::move(d));
   });
 }
 

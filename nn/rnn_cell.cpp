@@ -12,7 +12,6 @@
 #include <string>
 
 #include "autograd/functions.h"
-#include "autograd/node_util.h"
 #include "tensor/gemm.h"
 #include "tensor/vmath.h"
 
@@ -126,21 +125,21 @@ Tensor state_projection(const Tensor& h, const Tensor& w, const Tensor& bias) {
 // The backward of hp = h W^T + b, for inputs h at ih, W at iw and b at iw + 1. When `add`, dh
 // arrives holding h's other share (the GRU's z * dh') and dhp W is added to it; otherwise dh is
 // scratch space of the right shape, overwritten.
-void state_projection_backward(Node& self, size_t ih, size_t iw, const Tensor& dhp, Tensor dh, bool add) {
-  const Tensor& h = self.inputs[ih]->value;  // (B, H)
-  const Tensor& w = self.inputs[iw]->value;  // (GH, H)
+void state_projection_backward(Backward& g, size_t ih, size_t iw, const Tensor& dhp, Tensor dh, bool add) {
+  const Tensor& h = g.input(ih);  // (B, H)
+  const Tensor& w = g.input(iw);  // (GH, H)
   const int64_t B = h.size(0), H = h.size(1), GH = w.size(0);
-  if (Node* n = wants_grad(self, ih)) {
+  if (g.wants(ih)) {
     gemm(false, false, B, H, GH, dhp.data(), w.data(), dh.data(), add);  // dh (+)= dhp W
-    n->accumulate(std::move(dh));
+    g.add(ih, std::move(dh));
   }
-  if (Node* n = wants_grad(self, iw)) {  // dW += dhp^T h
+  if (g.wants(iw)) {  // dW += dhp^T h
     bool add = false;
-    real* dw = grad_target(n, add).data();
+    real* dw = g.target(iw, add).data();
     gemm(true, false, GH, H, B, dhp.data(), h.data(), dw, add);
   }
-  if (Node* n = wants_grad(self, iw + 1)) {
-    real* db = grad_buffer(n).data();
+  if (g.wants(iw + 1)) {
+    real* db = g.buffer(iw + 1).data();
     for (int64_t b = 0; b < B; ++b)
       for (int64_t j = 0; j < GH; ++j) db[j] += dhp[b * GH + j];  // db += sum_b dhp
   }
@@ -155,11 +154,11 @@ Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
   for (int64_t k = 0; k < B * H; ++k) y[k] += x[k];
   tanh_n(y.data(), y.data(), B * H);
   // Saves nothing: the derivative needs only y, the node's own value.
-  return make_var(std::move(y), "rnn_step", {xp, h, weight_hh, bias_hh}, [B, H](Node& self) {
-    Tensor da = self.grad;  // (B, H)
-    for (int64_t k = 0; k < B * H; ++k) da[k] *= 1 - self.value[k] * self.value[k];  // da = (1 - y^2) dy
-    if (Node* n = wants_grad(self, 0)) n->accumulate(da);  // dxp += da
-    state_projection_backward(self, 1, 2, da, Tensor::empty({B, H}), false);
+  return make_var(std::move(y), "rnn_step", {xp, h, weight_hh, bias_hh}, [B, H](Backward& g) {
+    Tensor da = g.grad();  // (B, H)
+    for (int64_t k = 0; k < B * H; ++k) da[k] *= 1 - g.value()[k] * g.value()[k];  // da = (1 - y^2) dy
+    if (g.wants(0)) g.add(0, da);  // dxp += da
+    state_projection_backward(g, 1, 2, da, Tensor::empty({B, H}), false);
   });
 }
 
@@ -183,8 +182,8 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
     tanh_n(n, n, H);
     for (int64_t j = 0; j < H; ++j) y[b * H + j] = (1 - z[j]) * n[j] + z[j] * hb[j];
   }
-  auto backward = [saved = std::move(saved), B, H](Node& self) {
-    const Tensor& h = self.inputs[1]->value;
+  auto backward = [saved = std::move(saved), B, H](Backward& g) {
+    const Tensor& h = g.input(1);
     Tensor dxp = Tensor::empty({B, 3 * H});  // d(pre-activations) = dxp: (da_r, da_z, da_n)
     Tensor dhp = Tensor::empty({B, 3 * H});  // d(h W_hh^T + b_hh): (da_r, da_z, r da_n)
     Tensor dh = Tensor::empty({B, H});
@@ -194,7 +193,7 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
       real* dp = dhp.data() + b * 3 * H;
       for (int64_t j = 0; j < H; ++j) {
         const real r = s[j], z = s[H + j], n = s[2 * H + j], hp_n = s[3 * H + j];
-        const real dy = self.grad[b * H + j], hj = h[b * H + j];
+        const real dy = g.grad()[b * H + j], hj = h[b * H + j];
         dh[b * H + j] = z * dy;                             // dh += z dh'
         real da_n = (1 - z) * dy * (1 - n * n);             // dn = (1 - z) dh';  da_n = (1 - n^2) dn
         real da_z = (hj - n) * dy * z * (1 - z);            // dz = (h - n) dh';  da_z = z (1 - z) dz
@@ -205,8 +204,8 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
         dp[2 * H + j] = r * da_n;                           // dhp_n = r da_n
       }
     }
-    if (Node* n = wants_grad(self, 0)) n->accumulate(std::move(dxp));
-    state_projection_backward(self, 1, 2, dhp, std::move(dh), true);
+    if (g.wants(0)) g.add(0, std::move(dxp));
+    state_projection_backward(g, 1, 2, dhp, std::move(dh), true);
   };
   return make_var(std::move(y), "gru_step", {xp, h, weight_hh, bias_hh}, std::move(backward));
 }
@@ -231,13 +230,13 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
     tanh_n(cn, tc, H);
     for (int64_t j = 0; j < H; ++j) hn[j] = o[j] * tc[j];
   }
-  auto backward = [saved = std::move(saved), B, H](Node& self) {
-    const Tensor& c = self.inputs[2]->value;
+  auto backward = [saved = std::move(saved), B, H](Backward& g) {
+    const Tensor& c = g.input(2);
     Tensor da = Tensor::empty({B, 4 * H});  // d(pre-activations) = dxp = dhp: (da_i, da_f, da_g, da_o)
     Tensor dc = Tensor::empty({B, H});
     for (int64_t b = 0; b < B; ++b) {
       const real* s = saved.data() + b * 5 * H;
-      const real* dy = self.grad.data() + b * 2 * H;
+      const real* dy = g.grad().data() + b * 2 * H;
       real* d = da.data() + b * 4 * H;
       for (int64_t j = 0; j < H; ++j) {
         const real i = s[j], f = s[H + j], g = s[2 * H + j], o = s[3 * H + j], tc = s[4 * H + j];
@@ -249,9 +248,9 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
         dc[b * H + j] = f * dcn;                            // dc += f dc'
       }
     }
-    if (Node* n = wants_grad(self, 0)) n->accumulate(da);  // dxp += da
-    if (Node* n = wants_grad(self, 2)) n->accumulate(std::move(dc));
-    state_projection_backward(self, 1, 3, da, Tensor::empty({B, H}), false);
+    if (g.wants(0)) g.add(0, da);  // dxp += da
+    if (g.wants(2)) g.add(2, std::move(dc));
+    state_projection_backward(g, 1, 3, da, Tensor::empty({B, H}), false);
   };
   return make_var(std::move(y), "lstm_step", {xp, h, c, weight_hh, bias_hh}, std::move(backward));
 }
