@@ -41,9 +41,16 @@ std::string shape_str(const Shape& shape) {
 }
 
 int64_t shape_numel(const Shape& shape) {
+  // Every partial product of the sizes must fit too (kernels split a shape around an axis), so
+  // the non-zero sizes are multiplied with a check even when a zero makes the total 0.
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
+  bool empty = false;
+  for (int64_t d : shape) {
+    if (d == 0) empty = true;
+    else if (__builtin_mul_overflow(n, d, &n))  // past 2^63 the product would wrap to a small size
+      throw Error("shape " + shape_str(shape) + ": the number of elements overflows a 64-bit integer");
+  }
+  return empty ? 0 : n;
 }
 
 static void check_shape(const Shape& shape, const char* op) {

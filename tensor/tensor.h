@@ -52,7 +52,7 @@ struct NoInitAllocator : std::allocator<T> {
 };
 
 std::string shape_str(const Shape& shape);  // "[2, 3]"
-int64_t shape_numel(const Shape& shape);    // product of the sizes; 1 for []
+int64_t shape_numel(const Shape& shape);    // product of the sizes; 1 for []; throws on overflow
 
 class Tensor {
  public:
