@@ -57,7 +57,7 @@ std::string GradcheckReport::str() const {
 GradcheckReport gradcheck(const std::function<Var()>& f, const std::vector<Var>& inputs,
                           const GradcheckOptions& opt) {
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (!inputs[i].requires_grad() || inputs[i].node()->backward)
+    if (!inputs[i].requires_grad() || !inputs[i].is_leaf())
       throw Error("gradcheck: input " + std::to_string(i) + " must be a leaf that requires grad");
 
   // A scalar loss: f itself, or its projection on a fixed random tensor.

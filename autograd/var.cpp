@@ -98,6 +98,9 @@ void Var::set_requires_grad(bool on) {
 void Var::retain_grad() { checked(node_).retain_grad = true; }
 
 const char* Var::op() const { return checked(node_).op; }
+bool Var::has_grad() const { return checked(node_).has_grad; }
+bool Var::is_leaf() const { return !checked(node_).backward; }
+size_t Var::num_inputs() const { return checked(node_).inputs.size(); }
 
 void Var::zero_grad() {
   Node& n = checked(node_);
@@ -162,13 +165,6 @@ Var make_var(Tensor value, const char* op, const std::vector<Var>& inputs, std::
     n->inputs.push_back({v.node_ptr(), v.node()->version});
   }
   return out;
-}
-
-Var make_var(Tensor value, const char* op, const std::vector<Var>& inputs, std::function<void(Node&)> backward) {
-  return make_var(std::move(value), op, inputs, [backward = std::move(backward)](Backward& g) {
-    for (size_t i = 0; i < g.n_.inputs.size(); ++i) g.input(i);  // throws if any changed
-    backward(g.n_);
-  });
 }
 
 // The message for a value changed in place between an op's forward and its backward.

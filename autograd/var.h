@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,13 +22,30 @@
 namespace heed {
 
 class Backward;
+class Var;
+struct GradcheckOptions;
+struct GradcheckReport;
 
-struct Node {
+// A node of the graph. Its fields are autograd's alone: layers and programs reach a node only
+// through Var (value, grad, backward) and, inside an op's backward function, through Backward.
+class Node {
+ public:
+  Node();
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  static int64_t live_count();  // nodes alive in the process right now: the leak check
+
+ private:
+  friend class Var;
+  friend class Backward;
+  friend Var make_var(Tensor, const char*, const std::vector<Var>&, std::function<void(Backward&)>);
+  friend std::string to_dot(const Var&, const std::map<const Node*, std::string>&);
+
   struct Input {
     std::shared_ptr<Node> node;
     uint64_t version;  // node's version when this op used it: backward checks it is unchanged
-    Node* get() const { return node.get(); }
-    Node* operator->() const { return node.get(); }
   };
   Tensor value;
   Tensor grad;              // meaningful only when has_grad
@@ -40,16 +58,9 @@ struct Node {
   uint64_t sequence;         // creation order, one count for the process; backward() runs the newest first
   uint64_t version = 0;      // bumped by every mutable access to value
 
-  Node();
-  ~Node();
-  Node(const Node&) = delete;
-  Node& operator=(const Node&) = delete;
-
   // grad += g, allocating it on first use. REQUIRES: g has value's shape.
   void accumulate(const Tensor& g);
   void accumulate(Tensor&& g);
-
-  static int64_t live_count();  // nodes alive in the process right now: the leak check
 };
 
 class Var {
@@ -72,6 +83,11 @@ class Var {
   void retain_grad();
   const char* op() const;
   bool defined() const { return node_ != nullptr; }
+  // Whether a gradient has arrived (grad() would otherwise make zeros); a leaf has no backward;
+  // how many inputs the graph recorded for this value (0 for a leaf or a constant).
+  bool has_grad() const;
+  bool is_leaf() const;
+  size_t num_inputs() const;
 
   // Backpropagates from this scalar (seed 1), or from any shape with an explicit seed.
   // Gradients accumulate: calling backward() twice adds twice.
@@ -123,27 +139,38 @@ class Backward {
 
  private:
   friend class Var;
-  friend Var make_var(Tensor, const char*, const std::vector<Var>&, std::function<void(Node&)>);
   explicit Backward(Node& n) : n_(n) {}
   // Throws the error for input i (-1: the node's own value) changed since the forward.
   [[noreturn]] static void changed_in_place(const Node& self, int64_t i, uint64_t used);
   Node& n_;
 };
 
-// Builds the result of a differentiable op: the forward value, the op's name (for errors and
-// graph pictures), its inputs and its backward function. When grad mode is on and an input
-// requires a gradient, the node records the inputs and the backward; otherwise it is a constant.
-// An op, its derivative as a comment:
-//   Var mul(const Var& a, const Var& b) {
-//     return make_var(mul(a.value(), b.value()), "mul", {a, b}, [](Backward& g) {
-//       if (g.wants(0)) g.add(0, sum_to(mul(g.grad(), g.input(1)), g.input(0).shape()));  // da += b dy
-//       if (g.wants(1)) g.add(1, sum_to(mul(g.grad(), g.input(0)), g.input(1).shape()));  // db += a dy
+// Defining a differentiable op: the one interface, used by every op in heed (autograd/*.cpp,
+// the fused steps of nn/rnn_cell.cpp, attention's fused ops) and open to layers and exercises.
+//
+// 1. Compute the forward value from the inputs' values with tensor kernels.
+// 2. Return make_var(value, name, {inputs...}, backward): when grad mode is on and an input wants a
+//    gradient, the node records the inputs and the backward function; otherwise the result is a
+//    constant and the backward is dropped unrun.
+// 3. The backward function receives a Backward& g when backward() reaches the node, after every
+//    user of y has added its share to g.grad(). For each input i it adds the chain rule's term:
+//    g.add(i, d) with d = (dy/dx_i)^T g.grad(), of x_i's shape. It is never called twice for one
+//    backward() and must only add (+=): an input used twice receives both terms.
+// What to save: g.input(i) and g.value() give the values the forward saw (no copy needed; a change
+// in place since the forward is caught). Capture by value only what is not an input or the output
+// (a mask, an index list, an intermediate such as softmax probabilities), with a comment saying why.
+// Never capture a Var of the result itself: it would make a reference cycle.
+//
+//   // y = a * b elementwise (same shapes here; the library's mul also broadcasts)
+//   Var times(const Var& a, const Var& b) {
+//     return make_var(mul(a.value(), b.value()), "times", {a, b}, [](Backward& g) {
+//       if (g.wants(0)) g.add(0, mul(g.grad(), g.input(1)));  // da += b dy
+//       if (g.wants(1)) g.add(1, mul(g.grad(), g.input(0)));  // db += a dy
 //     });
 //   }
+//
+// Check every new op with gradcheck (autograd/gradcheck.h) in double precision.
 Var make_var(Tensor value, const char* op, const std::vector<Var>& inputs, std::function<void(Backward&)> backward);
-// The older form, whose backward function reads the Node itself (autograd/node_util.h). It checks
-// every input's version before it runs. Kept while code written against it moves to Backward.
-Var make_var(Tensor value, const char* op, const std::vector<Var>& inputs, std::function<void(Node&)> backward);
 
 // Grad mode: the one global switch. Change it only through NoGradGuard.
 bool grad_enabled();

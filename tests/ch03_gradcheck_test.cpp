@@ -243,7 +243,7 @@ TEST_SUITE("ch03_gradcheck") {
     GradcheckReport r = gradcheck([&] { return exp(x); }, {x});
     CHECK(r.ok);
     CHECK(equal(x.value(), before));  // perturbed and restored exactly
-    CHECK(!x.node()->has_grad);
+    CHECK(!x.has_grad());
     Var y = x * 2;
     CHECK_THROWS_WITH_AS(gradcheck([&] { return y; }, {y}), "gradcheck: input 0 must be a leaf that requires grad", Error);
   }
