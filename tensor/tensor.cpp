@@ -13,23 +13,18 @@
 
 namespace heed {
 
-namespace {
-
 // A training step frees and reallocates the same large tensors every step. By default glibc
 // hands big blocks back to the system and faults them in again (measured: a fifth of a step's
 // time in `heed bench`, and half of chapter 11's training time spent in the kernel); keeping
-// them with the process makes the steady state cheap. Set once, before main, for every program
-// that links heed. glibc only: elsewhere the allocator is left as it is.
-const bool kAllocatorTuned = [] {
+// them with the process makes the steady state cheap. A program's main asks for it: the library
+// never reconfigures a host program's allocator on its own. glibc only: elsewhere it does nothing.
+void tune_allocator() {
 #ifdef __GLIBC__
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   mallopt(M_TOP_PAD, 64 << 20);
 #endif
-  return true;
-}();
-
-}  // namespace
+}
 
 std::string shape_str(const Shape& shape) {
   std::string s = "[";
