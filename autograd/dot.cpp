@@ -16,7 +16,7 @@ std::string to_dot(const Var& root, const std::map<const Node*, std::string>& na
   id[root.node()] = 0;
   for (size_t next = 0; next < order.size(); ++next)
     for (const auto& in : order[next]->inputs)
-      if (id.emplace(in.get(), static_cast<int>(id.size())).second) order.push_back(in.get());
+      if (id.emplace(in.node.get(), static_cast<int>(id.size())).second) order.push_back(in.node.get());
   for (const Node* n : order) {
     auto named = names.find(n);
     std::string label = named != names.end() ? named->second + " (" + n->op + ")" : n->op;
@@ -25,7 +25,7 @@ std::string to_dot(const Var& root, const std::map<const Node*, std::string>& na
     os << "];\n";
   }
   for (const Node* n : order)
-    for (const auto& in : n->inputs) os << "  n" << id[in.get()] << " -> n" << id[n] << ";\n";
+    for (const auto& in : n->inputs) os << "  n" << id[in.node.get()] << " -> n" << id[n] << ";\n";
   os << "}\n";
   return os.str();
 }

@@ -1,5 +1,6 @@
 #include "autograd/gradcheck.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -38,19 +39,31 @@ std::string GradcheckReport::str() const {
     s += std::string("\n  ") + (ok ? "closest to failing" : "worst") + " element: input " + std::to_string(input) +
          " of shape " + shape_str(input_shape) + ", element " + shape_str(index) + "\n  analytic " +
          derivative(analytic) + "  numeric " + derivative(numeric) + "  difference " + error(analytic - numeric);
+  if (!ok && !worst.empty()) {
+    char line[160];
+    std::snprintf(line, sizeof line, "\n  %-5s  %-12s  %16s  %16s  %10s", "input", "element", "analytic", "numeric",
+                  "difference");
+    s += line;
+    for (const GradcheckEntry& e : worst) {
+      std::snprintf(line, sizeof line, "\n  %-5lld  %-12s  %16s  %16s  %10s%s", static_cast<long long>(e.input),
+                    shape_str(e.index).c_str(), derivative(e.analytic).c_str(), derivative(e.numeric).c_str(),
+                    error(e.analytic - e.numeric).c_str(), e.excess > 0 ? "" : "  (within tolerance)");
+      s += line;
+    }
+  }
   return s;
 }
 
 GradcheckReport gradcheck(const std::function<Var()>& f, const std::vector<Var>& inputs,
                           const GradcheckOptions& opt) {
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (!inputs[i].requires_grad() || inputs[i].node()->backward)
+    if (!inputs[i].requires_grad() || !inputs[i].is_leaf())
       throw Error("gradcheck: input " + std::to_string(i) + " must be a leaf that requires grad");
 
   // A scalar loss: f itself, or its projection on a fixed random tensor.
   Tensor projection;
   auto loss = [&]() -> Var {
-    Var out = f();
+    const Var out = f();  // const: reading a value through a mutable Var counts as changing it
     if (out.value().numel() == 1) return reshape(out, {});
     if (projection.shape() != out.shape()) {
       Generator gen(opt.seed);
@@ -69,6 +82,11 @@ GradcheckReport gradcheck(const std::function<Var()>& f, const std::vector<Var>&
   GradcheckReport r;
   r.name = opt.name;
   real worst_excess = -INFINITY;
+  struct Entry {
+    int64_t input, element;
+    real analytic, numeric, excess;
+  };
+  std::vector<Entry> entries;
   NoGradGuard no_grad;  // the numeric side needs only values
   for (size_t i = 0; i < params.size(); ++i) {
     Tensor& x = params[i].value();
@@ -89,6 +107,7 @@ GradcheckReport gradcheck(const std::function<Var()>& f, const std::vector<Var>&
       r.max_abs_err = std::max(r.max_abs_err, abs_err);
       if (std::fabs(numeric) > opt.atol) r.max_rel_err = std::max(r.max_rel_err, rel_err);
       if (excess > 0) r.ok = false;
+      entries.push_back({static_cast<int64_t>(i), e, a, numeric, excess});
       if (excess > worst_excess) {  // the worst element is a failing one whenever any fails
         worst_excess = excess;
         r.input = static_cast<int64_t>(i);
@@ -99,6 +118,16 @@ GradcheckReport gradcheck(const std::function<Var()>& f, const std::vector<Var>&
         r.numeric = numeric;
       }
     }
+  }
+  // The ten largest excesses, worst first (ties in input and element order).
+  const size_t n = std::min<size_t>(10, entries.size());
+  std::partial_sort(entries.begin(), entries.begin() + n, entries.end(), [](const Entry& a, const Entry& b) {
+    if (a.excess != b.excess) return a.excess > b.excess;
+    return a.input != b.input ? a.input < b.input : a.element < b.element;
+  });
+  for (size_t k = 0; k < n; ++k) {
+    const Entry& e = entries[k];
+    r.worst.push_back({e.input, unravel(e.element, params[e.input].shape()), e.analytic, e.numeric, e.excess});
   }
   for (Var& p : params) p.zero_grad();
   return r;

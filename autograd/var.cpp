@@ -1,36 +1,43 @@
 #include "autograd/var.h"
 
 #include <algorithm>
+#include <atomic>
 #include <unordered_set>
 
 namespace heed {
 
 namespace {
-// Per thread, so that independent models can train on separate threads: a graph lives and
-// dies on the thread that built it.
-thread_local int64_t g_live_nodes = 0;
-thread_local uint64_t g_next_sequence = 0;  // creation order of nodes, for backward()
+// One count for the whole process: a node's number says when it was made, whichever thread made
+// it, so a graph built partly on another thread is still ordered (a per-thread count would give
+// a second thread's nodes small numbers, and backward() would run them before their users).
+std::atomic<int64_t> g_live_nodes{0};
+std::atomic<uint64_t> g_next_sequence{0};
+// Grad mode is per thread, as in PyTorch: a NoGradGuard on one thread leaves the others recording.
 thread_local bool g_grad_enabled = true;
 }  // namespace
 
-Node::Node() : sequence(++g_next_sequence) { ++g_live_nodes; }
+Node::Node() : sequence(g_next_sequence.fetch_add(1, std::memory_order_relaxed) + 1) {
+  g_live_nodes.fetch_add(1, std::memory_order_relaxed);
+}
 
 // Frees the graph below this node without recursion: a node whose last owner is this
 // loop hands its inputs to the loop before it dies, so each destructor sees no inputs.
 Node::~Node() {
-  --g_live_nodes;
-  std::vector<std::shared_ptr<Node>> pending = std::move(inputs);
+  g_live_nodes.fetch_sub(1, std::memory_order_relaxed);
+  std::vector<std::shared_ptr<Node>> pending;
+  for (auto& in : inputs) pending.push_back(std::move(in.node));
+  inputs.clear();
   while (!pending.empty()) {
     std::shared_ptr<Node> n = std::move(pending.back());
     pending.pop_back();
     if (n.use_count() == 1) {
-      for (auto& in : n->inputs) pending.push_back(std::move(in));
+      for (auto& in : n->inputs) pending.push_back(std::move(in.node));
       n->inputs.clear();
     }
   }
 }
 
-int64_t Node::live_count() { return g_live_nodes; }
+int64_t Node::live_count() { return g_live_nodes.load(std::memory_order_relaxed); }
 
 void Node::accumulate(const Tensor& g) {
   if (!has_grad) {
@@ -63,7 +70,11 @@ static Node& checked(const std::shared_ptr<Node>& n) {
 }
 
 const Tensor& Var::value() const { return checked(node_).value; }
-Tensor& Var::value() { return checked(node_).value; }
+Tensor& Var::value() {
+  Node& n = checked(node_);
+  ++n.version;  // the caller may change it: a backward that reads it will notice
+  return n.value;
+}
 
 const Tensor& Var::grad() const {
   Node& n = checked(node_);
@@ -87,6 +98,9 @@ void Var::set_requires_grad(bool on) {
 void Var::retain_grad() { checked(node_).retain_grad = true; }
 
 const char* Var::op() const { return checked(node_).op; }
+bool Var::has_grad() const { return checked(node_).has_grad; }
+bool Var::is_leaf() const { return !checked(node_).backward; }
+size_t Var::num_inputs() const { return checked(node_).inputs.size(); }
 
 void Var::zero_grad() {
   Node& n = checked(node_);
@@ -113,7 +127,7 @@ void Var::backward(const Tensor& seed) const {
   std::unordered_set<Node*> seen{&root};
   for (size_t i = 0; i < order.size(); ++i)
     for (const auto& in : order[i]->inputs)
-      if (in->requires_grad && seen.insert(in.get()).second) order.push_back(in.get());
+      if (in.node->requires_grad && seen.insert(in.node.get()).second) order.push_back(in.node.get());
   // Newest first. A node is always made after its inputs, so this is a topological order, and
   // one that does not depend on the rest of the graph: each gradient sums its parts in the same
   // order whether or not a sequence sits in a padded batch.
@@ -124,7 +138,8 @@ void Var::backward(const Tensor& seed) const {
   root.accumulate(seed);
   for (Node* n : order) {
     if (!n->backward || !n->has_grad) continue;
-    n->backward(*n);
+    Backward g(*n);
+    n->backward(g);
     if (!n->retain_grad) {
       n->grad = Tensor();
       n->has_grad = false;
@@ -132,7 +147,7 @@ void Var::backward(const Tensor& seed) const {
   }
 }
 
-Var make_var(Tensor value, const char* op, const std::vector<Var>& inputs, std::function<void(Node&)> backward) {
+Var make_var(Tensor value, const char* op, const std::vector<Var>& inputs, std::function<void(Backward&)> backward) {
   Var out(std::move(value));
   if (!g_grad_enabled) return out;
   bool any = false;
@@ -143,9 +158,47 @@ Var make_var(Tensor value, const char* op, const std::vector<Var>& inputs, std::
   n->requires_grad = true;
   n->backward = std::move(backward);
   n->inputs.reserve(inputs.size());
-  for (const Var& v : inputs) n->inputs.push_back(v.node_ptr());
+  for (const Var& v : inputs) {
+    // backward() runs nodes newest first, which is right only if every input is older
+    if (v.node()->sequence >= n->sequence)
+      throw Error(std::string(op) + ": internal error: an input was numbered after its output");
+    n->inputs.push_back({v.node_ptr(), v.node()->version});
+  }
   return out;
 }
+
+// The message for a value changed in place between an op's forward and its backward.
+void Backward::changed_in_place(const Node& self, int64_t i, uint64_t used) {
+  const Node& n = i < 0 ? self : *self.inputs[i].node;
+  std::string what = i < 0 ? std::string("its output") : "input " + std::to_string(i);
+  throw Error(std::string("backward of ") + self.op + ": " + what + " (" +
+              (n.backward ? std::string("the output of ") + n.op : std::string("a leaf")) + ", " +
+              shape_str(n.value.shape()) + ") was changed in place after " + self.op + " used it (version " +
+              std::to_string(n.version) + ", used at " + std::to_string(used) +
+              "); change values only after backward(); to read a value, use a const Var (the mutable value() "
+              "counts as a change)");
+}
+
+Tensor& Backward::buffer(size_t i) {
+  Node& n = *n_.inputs[i].node;
+  if (!n.has_grad) {
+    n.grad = Tensor::zeros(n.value.shape());
+    n.has_grad = true;
+  }
+  return n.grad;
+}
+
+Tensor& Backward::target(size_t i, bool& add) {
+  Node& n = *n_.inputs[i].node;
+  add = n.has_grad;
+  if (!n.has_grad) {
+    n.grad = Tensor::empty(n.value.shape());  // the first contribution writes every element
+    n.has_grad = true;
+  }
+  return n.grad;
+}
+
+Tensor Backward::take_grad() { return n_.retain_grad ? n_.grad : std::move(n_.grad); }
 
 bool grad_enabled() { return g_grad_enabled; }
 

@@ -1,10 +1,16 @@
+// Attention's score functions (the layers) and its differentiable ops, read whole:
+//   additive_score     Bahdanau's v^T tanh(prepared + q) as one node, its backward below it;
+//                      reference additive_score_composed (beside it), held equal by
+//                      tests/ch07_fused_test.cpp; tanh_n and dot_n are tensor/vmath.cpp's fast
+//                      paths, held to std::tanh by tests/vmath_test.cpp
+//   weighted_sum       the context sum_i w_i v_i as one node; reference the batched matmul it
+//                      replaces, held equal by tests/ch07_fused_test.cpp
+// The masked softmax between them is the softmax family's (autograd/softmax.cpp).
 #include "nn/attention.h"
 
 #include <cmath>
-#include <limits>
 
 #include "autograd/functions.h"
-#include "autograd/node_util.h"
 #include "tensor/vmath.h"
 
 namespace heed {
@@ -76,15 +82,14 @@ Var additive_score(const Var& prepared, const Var& q, const Var& v) {
   Tensor e = Tensor::empty({B, S});
   for (int64_t k = 0; k < B * S; ++k) e[k] = dot_n(t.data() + k * A, v.value().data(), A);  // v^T tanh(u)
   // The gradients of prepared, q and v are added in place: no (B, S, A) tensor per decoder step.
-  auto backward = [t = std::move(t), B, S, A](Node& self) {
-    const real* vv = self.inputs[2]->value.data();
-    Node *np = wants_grad(self, 0), *nq = wants_grad(self, 1), *nv = wants_grad(self, 2);
-    real* dp = np ? grad_buffer(np).data() : nullptr;
-    real* dq = nq ? grad_buffer(nq).data() : nullptr;
-    real* dv = nv ? grad_buffer(nv).data() : nullptr;
+  auto backward = [t = std::move(t), B, S, A](Backward& g) {
+    const real* vv = g.input(2).data();
+    real* dp = g.wants(0) ? g.buffer(0).data() : nullptr;
+    real* dq = g.wants(1) ? g.buffer(1).data() : nullptr;
+    real* dv = g.wants(2) ? g.buffer(2).data() : nullptr;
     for (int64_t b = 0; b < B; ++b)
       for (int64_t i = 0; i < S; ++i) {
-        const real de = self.grad[b * S + i];
+        const real de = g.grad()[b * S + i];
         const real* tb = t.data() + (b * S + i) * A;
         if (dv)
           for (int64_t a = 0; a < A; ++a) dv[a] += tb[a] * de;  // dv += t de
@@ -164,36 +169,6 @@ std::unique_ptr<Score> make_score(const std::string& kind, int64_t query_size, i
   throw Error("attention: unknown score '" + kind + "' (choose additive, general, dot, scaled, cosine or location)");
 }
 
-Var masked_softmax(const Var& scores, const Tensor& mask) {
-  if (scores.value().dim() != 2 || mask.shape() != scores.shape())
-    throw Error("masked_softmax: scores " + shape_str(scores.shape()) + " and mask " + shape_str(mask.shape()) +
-                " must both be (B, S)");
-  const int64_t B = scores.shape()[0], S = scores.shape()[1];
-  const Tensor& x = scores.value();
-  Tensor y = Tensor::zeros({B, S});
-  for (int64_t b = 0; b < B; ++b) {
-    real m = -std::numeric_limits<real>::infinity();
-    for (int64_t i = 0; i < S; ++i)
-      if (mask[b * S + i] != 0) m = std::max(m, x[b * S + i]);
-    if (m == -std::numeric_limits<real>::infinity()) continue;  // no valid position: all zeros
-    real total = 0;
-    for (int64_t i = 0; i < S; ++i)
-      if (mask[b * S + i] != 0) total += y[b * S + i] = std::exp(x[b * S + i] - m);
-    for (int64_t i = 0; i < S; ++i) y[b * S + i] /= total;
-  }
-  Tensor saved = y;  // the derivative needs only the weights
-  return make_var(std::move(y), "masked_softmax", {scores}, [saved, B, S](Node& self) {
-    // dx_i = y_i (dy_i - sum_j y_j dy_j); a masked y_i is 0, so its dx_i is 0
-    Tensor d = Tensor::empty({B, S});
-    for (int64_t b = 0; b < B; ++b) {
-      real dot = 0;
-      for (int64_t i = 0; i < S; ++i) dot += saved[b * S + i] * self.grad[b * S + i];
-      for (int64_t i = 0; i < S; ++i) d[b * S + i] = saved[b * S + i] * (self.grad[b * S + i] - dot);
-    }
-    wants_grad(self, 0)->accumulate(std::move(d));
-  });
-}
-
 Attention attend(const Var& scores, const Var& values, const Tensor& mask) {
   if (values.value().dim() != 3 || scores.value().dim() != 2 || values.shape()[0] != scores.shape()[0] ||
       values.shape()[1] != scores.shape()[1])
@@ -216,22 +191,22 @@ Var weighted_sum(const Var& weights, const Var& values) {
       const real* v = values.value().data() + (b * S + i) * D;
       for (int64_t d = 0; d < D; ++d) context[b * D + d] += w[b * S + i] * v[d];
     }
-  return make_var(std::move(context), "weighted_sum", {weights, values}, [B, S, D](Node& self) {
-    const Tensor& w = self.inputs[0]->value;       // (B, S)
-    const Tensor& values = self.inputs[1]->value;  // (B, S, D)
-    if (Node* n = wants_grad(self, 0)) {
+  return make_var(std::move(context), "weighted_sum", {weights, values}, [B, S, D](Backward& g) {
+    const Tensor& w = g.input(0);       // (B, S)
+    const Tensor& values = g.input(1);  // (B, S, D)
+    if (g.wants(0)) {
       Tensor dw = Tensor::empty({B, S});
       for (int64_t b = 0; b < B; ++b)
         for (int64_t i = 0; i < S; ++i)  // dw_i += dcontext . v_i
-          dw[b * S + i] = dot_n(values.data() + (b * S + i) * D, self.grad.data() + b * D, D);
-      n->accumulate(std::move(dw));
+          dw[b * S + i] = dot_n(values.data() + (b * S + i) * D, g.grad().data() + b * D, D);
+      g.add(0, std::move(dw));
     }
-    if (Node* n = wants_grad(self, 1)) {
-      real* dv = grad_buffer(n).data();
+    if (g.wants(1)) {
+      real* dv = g.buffer(1).data();
       for (int64_t b = 0; b < B; ++b)
         for (int64_t i = 0; i < S; ++i) {
           const real wi = w[b * S + i];
-          const real* dc = self.grad.data() + b * D;
+          const real* dc = g.grad().data() + b * D;
           for (int64_t d = 0; d < D; ++d) dv[(b * S + i) * D + d] += wi * dc[d];  // dv_i += w_i dcontext
         }
     }

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "autograd/softmax.h"  // masked_softmax(scores (B, S), mask (B, S)): the weights
 #include "nn/linear.h"
 #include "nn/module.h"
 
@@ -88,10 +89,6 @@ class LocationScore : public Score {
 // kind: additive, general, dot, scaled, cosine, location.
 std::unique_ptr<Score> make_score(const std::string& kind, int64_t query_size, int64_t key_size,
                                   int64_t attention_size, int64_t max_positions, Generator& gen);
-
-// softmax over the positions where mask (B, S) is 1. Masked positions get exactly 0; a row
-// with no valid position gives all zeros (never NaN). scores (B, S) -> weights (B, S).
-Var masked_softmax(const Var& scores, const Tensor& mask);
 
 struct Attention {
   Var context;  // (B, Dv)

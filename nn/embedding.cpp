@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "autograd/node_util.h"
 #include "nn/init.h"
 
 namespace heed {
@@ -22,17 +21,17 @@ Var embedding(const Var& weight, const std::vector<int64_t>& ids, int64_t paddin
                   " is out of range for a vocabulary of " + std::to_string(V));
     std::copy(w + id * E, w + (id + 1) * E, out.data() + r * E);
   }
-  return make_var(std::move(out), "embedding", {weight}, [ids, padding_idx, ws](Node& self) {
+  return make_var(std::move(out), "embedding", {weight}, [ids, padding_idx, ws](Backward& g) {
     // dW[ids[r]] += dy[r], except the padding row
     Tensor d = Tensor::zeros(ws);
     int64_t E = ws[1];
-    const real* dy = self.grad.data();
+    const real* dy = g.grad().data();
     for (size_t r = 0; r < ids.size(); ++r) {
       if (ids[r] == padding_idx) continue;
       real* row = d.data() + ids[r] * E;
       for (int64_t k = 0; k < E; ++k) row[k] += dy[r * E + k];
     }
-    wants_grad(self, 0)->accumulate(std::move(d));
+    g.add(0, std::move(d));
   });
 }
 

@@ -24,7 +24,7 @@ Optimizer::Optimizer(std::vector<Var> params) : params_(std::move(params)) {
   for (size_t i = 0; i < params_.size(); ++i) {
     const Var& p = params_[i];
     if (!p.defined()) throw Error("Optimizer: parameter " + std::to_string(i) + " is an empty Var");
-    if (!p.requires_grad() || p.node()->backward)
+    if (!p.requires_grad() || !p.is_leaf())
       throw Error("Optimizer: parameter " + std::to_string(i) + " of shape " + shape_str(p.shape()) +
                   " must be a leaf that requires grad (this one is " + p.op() +
                   (p.requires_grad() ? ")" : ", without grad)"));
@@ -44,16 +44,17 @@ void Optimizer::set_lr(real lr) {
 }
 
 const real* Optimizer::grad_or_null(size_t i, const char* op) const {
-  const Node* n = params_[i].node();
-  if (n->value.numel() != numels_[i])
+  const Var& p = params_[i];
+  if (p.value().numel() != numels_[i])
     throw Error(std::string(op) + ": parameter " + std::to_string(i) + " now has shape " +
-                shape_str(n->value.shape()) + ", not the " + std::to_string(numels_[i]) +
+                shape_str(p.shape()) + ", not the " + std::to_string(numels_[i]) +
                 " elements it had when the optimiser was made");
-  if (!n->has_grad) return nullptr;
-  if (n->grad.shape() != n->value.shape())
-    throw Error(std::string(op) + ": parameter " + std::to_string(i) + " of shape " + shape_str(n->value.shape()) +
-                " has a gradient of shape " + shape_str(n->grad.shape()));
-  return n->grad.data();
+  if (!p.has_grad()) return nullptr;
+  const Tensor& g = p.grad();
+  if (g.shape() != p.shape())
+    throw Error(std::string(op) + ": parameter " + std::to_string(i) + " of shape " + shape_str(p.shape()) +
+                " has a gradient of shape " + shape_str(g.shape()));
+  return g.data();
 }
 
 std::vector<Tensor> Optimizer::zeros_like_params() const {
@@ -122,8 +123,8 @@ real clip_grad_norm(const std::vector<Var>& params, real max_norm) {
   check_range("clip_grad_norm", "max_norm", max_norm, 0);
   real total = 0;
   for (const Var& p : params)
-    if (p.defined() && p.node()->has_grad)
-      for (real g : p.node()->grad.values()) total += g * g;
+    if (p.defined() && p.has_grad())
+      for (real g : p.grad().values()) total += g * g;
   real norm = std::sqrt(total);
   if (!std::isfinite(norm)) {
     char buf[120];
@@ -133,9 +134,9 @@ real clip_grad_norm(const std::vector<Var>& params, real max_norm) {
   }
   real coef = max_norm / (norm + 1e-6);
   if (coef < 1)
-    for (const Var& p : params)
-      if (p.defined() && p.node()->has_grad)
-        for (real& g : p.node()->grad.values()) g *= coef;
+    for (Var p : params)  // a handle: scaling its gradient scales the parameter's
+      if (p.defined() && p.has_grad())
+        for (real& g : p.grad().values()) g *= coef;
   return norm;
 }
 

@@ -4,7 +4,8 @@
 // with G = 1 (rnn, tanh), 3 (gru: r, z, n) or 4 (lstm: i, f, g, o). A state is h (B, H), plus
 // the memory c (B, H) for an LSTM. step_composed() builds a step from autograd ops, so a reader
 // sees the equations line by line; step() and step_projected() run the same equations as one
-// fused graph node with a hand-written backward (nn/fused_cells.h), held equal to it by tests.
+// fused graph node with a hand-written backward (rnn_step, gru_step, lstm_step below), held equal
+// to it by tests.
 #pragma once
 
 #include <memory>
@@ -82,6 +83,23 @@ class LSTMCell : public Cell {
  private:
   void check_memory(const State& s) const;
 };
+
+// The fused steps, one graph node each with a hand-written backward, running the equations above
+// (step_composed is their reference). xp = x W_ih^T + b_ih (B, G*H); h, c (B, H); weight_hh
+// (G*H, H); bias_hh (G*H). Each row of the batch is computed on its own, so a row's result never
+// depends on the others. backward() reads h, c and weight_hh from the graph instead of copying
+// them. REQUIRES: their values are not changed in place between the step and backward() (an
+// optimiser updates after it).
+
+// h' = tanh(xp + h W_hh^T + b_hh): (B, H).
+Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh);
+
+// The GRU's h' (gates r, z, n, as PyTorch): (B, H).
+Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh);
+
+// The LSTM's new state side by side, [h' | c']: (B, 2H). A node holds one value, so the two
+// halves are taken apart with slice() (LSTMCell::step_projected does).
+Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, const Var& bias_hh);
 
 // kind is "rnn", "gru" or "lstm"; anything else is a heed::Error listing those.
 std::unique_ptr<Cell> make_cell(const std::string& kind, int64_t input_size, int64_t hidden_size, Generator& gen);

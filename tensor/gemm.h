@@ -3,7 +3,9 @@
 // [K, N] or, when trans_b, [N, K]. Any sizes, 0 included. REQUIRES: C does not overlap A or B.
 // gemm picks by shape between gemm_packed (packed, cache-blocked, register-tiled; see gemm.cpp) and
 // gemm_small (straight from A and B, for thin products); gemm_naive, the textbook loop, is their
-// test oracle. All agree up to rounding, and each gives bit-identical results from call to call.
+// reference: tests/gemm_test.cpp holds gemm, gemm_packed and gemm_small equal to it (up to rounding)
+// in every transposition form. Each gives bit-identical results from call to call. The
+// differentiable matmul and linear on top are autograd/matmul.cpp.
 #pragma once
 
 #include <cstdint>

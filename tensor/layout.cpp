@@ -30,8 +30,8 @@ Tensor reshape(const Tensor& x, Shape shape) {
       infer = static_cast<int64_t>(k);
     } else if (shape[k] < 0) {
       throw Error("reshape: negative size in " + shape_str(shape));
-    } else {
-      known *= shape[k];
+    } else if (__builtin_mul_overflow(known, shape[k], &known)) {
+      throw Error("reshape: the number of elements of " + shape_str(shape) + " overflows a 64-bit integer");
     }
   }
   if (infer >= 0) {

@@ -67,6 +67,21 @@ Tensor index_select(const Tensor& x, const std::vector<int64_t>& index);
 // ---- softmax along an axis; stable for logits of any finite size (max subtracted).
 Tensor softmax(const Tensor& x, int64_t axis);
 Tensor log_softmax(const Tensor& x, int64_t axis);
+// softmax over the positions where mask (x's shape) is non-zero: exactly 0 elsewhere, and a row
+// with no such position all 0 (never NaN).
+Tensor softmax(const Tensor& x, int64_t axis, const Tensor& mask);
+
+// The one softmax that every other is built on (the three above, autograd's softmax and
+// log_softmax, attention's masked softmax, cross-entropy): one row of n values `stride` apart.
+// With keep (n flags, the same stride; null for all) only the positions where it is non-zero
+// count. Writes y = softmax(x) (0 where not kept; all 0 when nothing is kept), or, when
+// log_space, y = (x - m) - log(s) (REQUIRES keep null). y may be x.
+// Returns m = max over kept x and s = sum over kept of exp(x - m): logsumexp(x) = m + log(s).
+struct SoftmaxRow {
+  real max;
+  real sum;
+};
+SoftmaxRow softmax_row(const real* x, real* y, int64_t n, int64_t stride, const real* keep, bool log_space);
 
 // Where mask (broadcast to x's shape) is non-zero, the result holds `value`.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, real value);

@@ -1,4 +1,4 @@
-// Reductions over all elements or one axis, and softmax / log_softmax along an axis.
+// Reductions over all elements or one axis (softmax, built on the max and the sum, is tensor/softmax.cpp).
 // A tensor is viewed as [outer, n, inner] around the axis; n is the reduced size.
 #include <cmath>
 #include <limits>
@@ -120,38 +120,5 @@ Tensor argmax(const Tensor& x, int64_t axis, bool keepdim) {
     }
   return y;
 }
-
-namespace {
-
-// softmax(x)_i = exp(x_i - m) / sum_j exp(x_j - m) with m = max_j x_j, so no exp overflows.
-Tensor softmax_impl(const Tensor& x, int64_t axis, bool log_space, const char* op) {
-  axis = normalize_axis(axis, x.shape(), op);
-  int64_t outer, n, inner;
-  split_at_axis(x.shape(), axis, outer, n, inner);
-  Tensor y = x;
-  real* p = y.data();
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t j = 0; j < inner; ++j) {
-      real* row = p + o * n * inner + j;
-      real m = -std::numeric_limits<real>::infinity();
-      for (int64_t i = 0; i < n; ++i) m = row[i * inner] > m ? row[i * inner] : m;
-      real s = 0;
-      for (int64_t i = 0; i < n; ++i) s += std::exp(row[i * inner] - m);
-      if (log_space) {
-        // (x - m) - log(s), not x - (m + log(s)): x - m is exact near the maximum, and
-        // m + log(s) would round log(s) to the spacing of m (1e-12 at m = 1e4).
-        real log_s = std::log(s);
-        for (int64_t i = 0; i < n; ++i) row[i * inner] = (row[i * inner] - m) - log_s;
-      } else {
-        for (int64_t i = 0; i < n; ++i) row[i * inner] = std::exp(row[i * inner] - m) / s;
-      }
-    }
-  return y;
-}
-
-}  // namespace
-
-Tensor softmax(const Tensor& x, int64_t axis) { return softmax_impl(x, axis, false, "softmax"); }
-Tensor log_softmax(const Tensor& x, int64_t axis) { return softmax_impl(x, axis, true, "log_softmax"); }
 
 }  // namespace heed

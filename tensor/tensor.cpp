@@ -13,23 +13,18 @@
 
 namespace heed {
 
-namespace {
-
 // A training step frees and reallocates the same large tensors every step. By default glibc
 // hands big blocks back to the system and faults them in again (measured: a fifth of a step's
 // time in `heed bench`, and half of chapter 11's training time spent in the kernel); keeping
-// them with the process makes the steady state cheap. Set once, before main, for every program
-// that links heed. glibc only: elsewhere the allocator is left as it is.
-const bool kAllocatorTuned = [] {
+// them with the process makes the steady state cheap. A program's main asks for it: the library
+// never reconfigures a host program's allocator on its own. glibc only: elsewhere it does nothing.
+void tune_allocator() {
 #ifdef __GLIBC__
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   mallopt(M_TOP_PAD, 64 << 20);
 #endif
-  return true;
-}();
-
-}  // namespace
+}
 
 std::string shape_str(const Shape& shape) {
   std::string s = "[";
@@ -41,9 +36,16 @@ std::string shape_str(const Shape& shape) {
 }
 
 int64_t shape_numel(const Shape& shape) {
+  // Every partial product of the sizes must fit too (kernels split a shape around an axis), so
+  // the non-zero sizes are multiplied with a check even when a zero makes the total 0.
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
+  bool empty = false;
+  for (int64_t d : shape) {
+    if (d == 0) empty = true;
+    else if (__builtin_mul_overflow(n, d, &n))  // past 2^63 the product would wrap to a small size
+      throw Error("shape " + shape_str(shape) + ": the number of elements overflows a 64-bit integer");
+  }
+  return empty ? 0 : n;
 }
 
 static void check_shape(const Shape& shape, const char* op) {

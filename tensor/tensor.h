@@ -52,7 +52,10 @@ struct NoInitAllocator : std::allocator<T> {
 };
 
 std::string shape_str(const Shape& shape);  // "[2, 3]"
-int64_t shape_numel(const Shape& shape);    // product of the sizes; 1 for []
+// Keeps freed tensor memory with the process (glibc's mallopt) instead of returning it to the
+// system after every step: for programs that train. Call once, first thing in main.
+void tune_allocator();
+int64_t shape_numel(const Shape& shape);    // product of the sizes; 1 for []; throws on overflow
 
 class Tensor {
  public:

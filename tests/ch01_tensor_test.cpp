@@ -355,3 +355,16 @@ TEST_SUITE("ch01_tensor") {
 
   TEST_CASE("chapter 01 shows what its program prints") { check_chapter("tutorials/01_tensors"); }
 }
+
+TEST_SUITE("ch01_tensor") {
+  TEST_CASE("a shape whose element count overflows 64 bits is refused, never a wrong numel") {
+    const int64_t big = int64_t(1) << 32;
+    CHECK_THROWS_WITH_AS(Tensor::zeros({big, big}), doctest::Contains("overflows a 64-bit integer"), Error);
+    CHECK_THROWS_WITH_AS(Tensor::empty({3, big, big}), doctest::Contains("[3, 4294967296, 4294967296]"), Error);
+    // A zero size makes no elements, but the other sizes must still fit (kernels multiply them).
+    CHECK_THROWS_WITH_AS(Tensor::zeros({0, big, big}), doctest::Contains("overflows"), Error);
+    CHECK(Tensor::zeros({0, big}).numel() == 0);
+    CHECK_THROWS_WITH_AS(reshape(Tensor::zeros({4}), {big, big, -1}), doctest::Contains("reshape"), Error);
+    CHECK_THROWS_WITH_AS(Tensor(Shape{big, big}, std::vector<real>{}), doctest::Contains("overflows"), Error);
+  }
+}

@@ -107,7 +107,7 @@ TEST_CASE("SGD: plain steps by hand; updates are in place; set_lr and zero_grad"
   sgd.set_lr(0.5);
   CHECK(sgd.lr() == 0.5);
   sgd.zero_grad();
-  CHECK(!w.node()->has_grad);
+  CHECK(!w.has_grad());
   sum(w * w).backward();
   sgd.step();  // w <- (1 - 2 * 0.5) w = 0
   check_values(w.value(), {0, 0}, 0);
@@ -118,7 +118,7 @@ TEST_CASE("optimisers: a parameter with no gradient is treated as a zero gradien
   SGD sgd({a}, 0.1, 0.9, 0.5);
   sgd.step();  // no backward: g = 0 + 0.5 a; buf = g; a <- a - 0.05 a
   check_values(a.value(), {0.95, -1.9}, 1e-15);
-  CHECK(!a.node()->has_grad);  // and no gradient was made for it
+  CHECK(!a.has_grad());  // and no gradient was made for it
   Var b(Tensor({2}, {1, -2}), true);
   Adam adam({b}, 0.1);
   adam.step();
@@ -150,7 +150,7 @@ TEST_CASE("clip_grad_norm returns the norm before clipping and clips to max_norm
   std::vector<Var> params{a, b, unused};
   CHECK(clip_grad_norm(params, 10) == 5);  // under the limit: untouched
   check_values(b.grad(), {0, 4}, 0);
-  CHECK(!unused.node()->has_grad);  // no gradient was made for it
+  CHECK(!unused.has_grad());  // no gradient was made for it
   CHECK(clip_grad_norm(params, 1) == 5);
   real coef = 1 / (5 + 1e-6);  // max_norm / (norm + 1e-6), as torch
   check_values(a.grad(), {3 * coef}, 1e-16);

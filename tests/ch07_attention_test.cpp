@@ -37,7 +37,7 @@ TEST_SUITE("ch07_additive_attention") {
   TEST_CASE("masked_softmax: an all-masked row gives zeros and zero gradient, never NaN") {
     Var scores(Tensor({2, 3}, {1, 2, 3, 4, 5, 6}), true);
     Tensor mask({2, 3}, {0, 0, 0, 1, 0, 1});
-    Var w = masked_softmax(scores, mask);
+    const Var w = masked_softmax(scores, mask);  // const: read, not changed, before backward
     for (int64_t i = 0; i < 3; ++i) CHECK(w.value().at({0, i}) == 0);
     sum(w * Var(Tensor({2, 3}, {1, 2, 3, 4, 5, 6}))).backward();
     for (real g : scores.grad().values()) CHECK(std::isfinite(g));

@@ -25,6 +25,7 @@ const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);

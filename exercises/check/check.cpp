@@ -95,19 +95,18 @@ void expect_gradcheck(const std::string& what, const std::function<Var(const std
 
 Var custom_op(const char* name, const std::vector<Var>& inputs, Tensor value,
               std::function<std::vector<Tensor>(const Tensor& dy)> backward) {
-  // Uses Node's fields until autograd offers layers a documented interface for their own ops.
   std::string op = name;
-  return make_var(std::move(value), name, inputs, [backward, op](Node& self) {
-    std::vector<Tensor> grads = backward(self.grad);
-    if (grads.size() != self.inputs.size())
-      wrong(op + ": returned " + std::to_string(grads.size()) + " gradients for " +
-            std::to_string(self.inputs.size()) + " inputs");
+  const size_t n = inputs.size();
+  return make_var(std::move(value), name, inputs, [backward, op, n](Backward& g) {
+    std::vector<Tensor> grads = backward(g.grad());
+    if (grads.size() != n)
+      wrong(op + ": returned " + std::to_string(grads.size()) + " gradients for " + std::to_string(n) + " inputs");
     for (size_t i = 0; i < grads.size(); ++i) {
-      Node* in = self.inputs[i].get();
-      if (grads[i].shape() != in->value.shape())
+      const Shape& want = g.input(i).shape();
+      if (grads[i].shape() != want)
         wrong(op + ": the gradient of input " + std::to_string(i) + " has shape " + shape_str(grads[i].shape()) +
-              ", but that input has shape " + shape_str(in->value.shape()));
-      if (in->requires_grad) in->accumulate(grads[i]);
+              ", but that input has shape " + shape_str(want));
+      if (g.wants(i)) g.add(i, grads[i]);
     }
   });
 }

@@ -126,6 +126,7 @@ const Section kSections[] = {{"shapes", shapes},   {"values", values},   {"broad
 }  // namespace
 
 int main(int argc, char** argv) {
+  heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
   std::vector<const Section*> chosen;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) continue;

@@ -96,13 +96,13 @@ void no_grad() {
   int64_t before = Node::live_count();
   Var y = tanh(sum(w * x));
   std::printf("recording:    y = %.6f   new nodes alive: %lld   y.inputs: %zu\n", y.item(),
-              static_cast<long long>(Node::live_count() - before), y.node()->inputs.size());
+              static_cast<long long>(Node::live_count() - before), y.num_inputs());
   {
     NoGradGuard no_grad;
     before = Node::live_count();
     Var z = tanh(sum(w * x));
     std::printf("NoGradGuard:  z = %.6f   new nodes alive: %lld   z.inputs: %zu\n", z.item(),
-                static_cast<long long>(Node::live_count() - before), z.node()->inputs.size());
+                static_cast<long long>(Node::live_count() - before), z.num_inputs());
   }
   Var c = y.detach();
   std::printf("y.detach():   c = %.6f   requires_grad: %s\n", c.item(), c.requires_grad() ? "true" : "false");
@@ -133,6 +133,7 @@ const Section kSections[] = {{"by-hand", by_hand_section}, {"automatic", automat
 }  // namespace
 
 int main(int argc, char** argv) {
+  heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
   std::vector<const Section*> chosen;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) continue;

@@ -11,7 +11,6 @@
 
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
-#include "autograd/node_util.h"
 #include "tensor/random.h"
 
 using namespace heed;
@@ -57,8 +56,8 @@ void check_a_layer() {
 // sigmoid with a mistake in its backward: the derivative of y = sigmoid(x) is y (1 - y).
 Var wrong_sigmoid(const Var& x) {
   Tensor y = sigmoid(x.value());
-  return make_var(y, "wrong_sigmoid", {x}, [y](Node& self) {
-    wants_grad(self, 0)->accumulate(mul(self.grad, y));  // dx += y dy   (forgot the 1 - y)
+  return make_var(y, "wrong_sigmoid", {x}, [y](Backward& g) {
+    g.add(0, mul(g.grad(), y));  // dx += y dy   (forgot the 1 - y)
   });
 }
 
@@ -92,6 +91,7 @@ const Section kSections[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
+  heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
   std::vector<const Section*> chosen;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) continue;

@@ -293,6 +293,7 @@ int run(bool quick) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
   try {
     return run(argc > 1 && std::string(argv[1]) == "--quick");
   } catch (const Error& e) {

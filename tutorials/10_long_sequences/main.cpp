@@ -347,6 +347,7 @@ int run(bool quick, const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
   bool quick = false;
   std::string dir = "build/ch10";
   for (int i = 1; i < argc; ++i) {

@@ -433,6 +433,7 @@ int run(bool quick, const std::string& dir, const std::vector<std::string>& sect
 }  // namespace
 
 int main(int argc, char** argv) {
+  heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
   bool quick = false;
   std::string dir = "build/ch11";
   std::vector<std::string> sections;

@@ -267,6 +267,7 @@ int run(bool quick, const std::vector<std::string>& only) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
   try {
     bool quick = false;
     std::vector<std::string> only;
