@@ -10,12 +10,19 @@
 #   make clean          remove build/
 
 CXX      ?= g++
-# Optimised by default; override freely (make CXXFLAGS='-O0 -g'). A fixed instruction set,
-# not -march=native, so every machine of this kind computes bit-identical numbers.
-ARCH     := $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo && echo -march=x86-64-v3)
+# Optimised by default; override freely (make CXXFLAGS='-O0 -g'). The instruction set is a fixed
+# one, not -march=native: on x86-64, AVX2 and FMA (x86-64-v3) when the compiler says this processor
+# has them; nothing extra on ARM64, whose baseline has NEON and FMA. It only changes the speed:
+# every kernel computes the same bits with or without it, and -ffp-contract=off stops any compiler
+# from fusing a * b + c on its own (heed fuses where it says so), so g++, clang++, x86 and ARM agree.
+ifeq ($(origin ARCH),undefined)
+ARCH := $(shell case "$$($(CXX) -dumpmachine 2>/dev/null)" in (x86_64*|amd64*) \
+  $(CXX) -march=native -dM -E -x c++ /dev/null 2>/dev/null | grep -c '__AVX2__\|__FMA__' | grep -qx 2 && \
+  echo -march=x86-64-v3;; esac)
+endif
 CXXFLAGS ?= -O2 $(ARCH)
 LDFLAGS  ?=
-BASEFLAGS := -std=c++20 -Wall -Wextra -Wpedantic -I. -MMD -MP
+BASEFLAGS := -std=c++20 -ffp-contract=off -Wall -Wextra -Wpedantic -I. -MMD -MP
 BUILD    := build
 
 LIB_SRCS  := $(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp models/*.cpp viz/*.cpp)

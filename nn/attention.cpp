@@ -87,9 +87,9 @@ Var additive_score(const Var& prepared, const Var& q, const Var& v) {
         const real de = self.grad[b * S + i];
         const real* tb = t.data() + (b * S + i) * A;
         if (dv)
-          for (int64_t a = 0; a < A; ++a) dv[a] += tb[a] * de;  // dv += t de
+          for (int64_t a = 0; a < A; ++a) dv[a] = std::fma(tb[a], de, dv[a]);  // dv += t de
         for (int64_t a = 0; a < A; ++a) {
-          real du = vv[a] * de * (1 - tb[a] * tb[a]);  // du = (1 - t^2) v de, u = prepared + q
+          real du = vv[a] * de * std::fma(-tb[a], tb[a], 1);  // du = (1 - t^2) v de, u = prepared + q
           if (dp) dp[(b * S + i) * A + a] += du;        // dprepared += du
           if (dq) dq[b * A + a] += du;                  // dq += sum_i du
         }
@@ -187,7 +187,7 @@ Var masked_softmax(const Var& scores, const Tensor& mask) {
     Tensor d = Tensor::empty({B, S});
     for (int64_t b = 0; b < B; ++b) {
       real dot = 0;
-      for (int64_t i = 0; i < S; ++i) dot += saved[b * S + i] * self.grad[b * S + i];
+      for (int64_t i = 0; i < S; ++i) dot = std::fma(saved[b * S + i], self.grad[b * S + i], dot);
       for (int64_t i = 0; i < S; ++i) d[b * S + i] = saved[b * S + i] * (self.grad[b * S + i] - dot);
     }
     wants_grad(self, 0)->accumulate(std::move(d));
@@ -214,7 +214,7 @@ Var weighted_sum(const Var& weights, const Var& values) {
   for (int64_t b = 0; b < B; ++b)
     for (int64_t i = 0; i < S; ++i) {
       const real* v = values.value().data() + (b * S + i) * D;
-      for (int64_t d = 0; d < D; ++d) context[b * D + d] += w[b * S + i] * v[d];
+      for (int64_t d = 0; d < D; ++d) context[b * D + d] = std::fma(w[b * S + i], v[d], context[b * D + d]);
     }
   return make_var(std::move(context), "weighted_sum", {weights, values}, [B, S, D](Node& self) {
     const Tensor& w = self.inputs[0]->value;       // (B, S)
@@ -232,7 +232,7 @@ Var weighted_sum(const Var& weights, const Var& values) {
         for (int64_t i = 0; i < S; ++i) {
           const real wi = w[b * S + i];
           const real* dc = self.grad.data() + b * D;
-          for (int64_t d = 0; d < D; ++d) dv[(b * S + i) * D + d] += wi * dc[d];  // dv_i += w_i dcontext
+          for (int64_t d = 0; d < D; ++d) dv[(b * S + i) * D + d] = std::fma(wi, dc[d], dv[(b * S + i) * D + d]);  // dv_i += w_i dc
         }
     }
   });

@@ -59,7 +59,8 @@ Var cross_entropy(const Var& logits, const std::vector<int64_t>& targets, int64_
                     Tensor d = mul(probs, self.grad[0] * scale);
                     int64_t V = probs.size(1);
                     for (size_t r = 0; r < targets.size(); ++r)
-                      if (targets[r] != ignore_index) d[r * V + targets[r]] -= self.grad[0] * scale;
+                      if (targets[r] != ignore_index)
+                        d[r * V + targets[r]] = std::fma(-self.grad[0], scale, d[r * V + targets[r]]);
                     wants_grad(self, 0)->accumulate(std::move(d));
                   });
 }
@@ -89,7 +90,7 @@ Var mse(const Var& input, const Var& target) {
   if (a.numel() == 0) throw Error("mse: input " + shape_str(a.shape()) + " is empty");
   Tensor diff = sub(a, b);  // saved: both derivatives are multiples of it
   real total = 0;
-  for (int64_t i = 0; i < diff.numel(); ++i) total += diff[i] * diff[i];
+  for (int64_t i = 0; i < diff.numel(); ++i) total = std::fma(diff[i], diff[i], total);
   real scale = 1 / static_cast<real>(diff.numel());
   return make_var(Tensor::scalar(total * scale), "mse", {input, target}, [diff, scale](Node& self) {
     // da += 2 (a - b) dy / n;  db += -2 (a - b) dy / n
