@@ -110,10 +110,10 @@ void Adam::step() {
     real* v = v_[i].data();
     for (int64_t k = 0; k < numels_[i]; ++k) {
       real d = std::fma(weight_decay_, p[k], g ? g[k] : 0);  // g + wd p
-      m[k] = std::fma(beta1_, m[k], (1 - beta1_) * d);
-      v[k] = std::fma(beta2_, v[k], (1 - beta2_) * d * d);
+      m[k] = std::fma(beta1_, m[k], (1 - beta1_) * d);      // m = beta1 m + (1 - beta1) d
+      v[k] = std::fma(beta2_, v[k], (1 - beta2_) * d * d);  // v = beta2 v + (1 - beta2) d^2
       real denom = std::sqrt(v[k]) / correction2_sqrt + eps_;  // eps after the corrected sqrt, as torch
-      p[k] = std::fma(-step_size, m[k] / denom, p[k]);
+      p[k] = std::fma(-step_size, m[k] / denom, p[k]);      // p -= step_size m / denom
     }
   }
 }

@@ -17,6 +17,12 @@
 #include <immintrin.h>
 #endif
 
+// Without AVX, GCC warns that a 32-byte vector is passed differently than with it (-Wpsabi);
+// these functions never cross from one object file to another, so the convention cannot clash.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
 namespace heed::simd {
 
 constexpr int kVectorBytes = 32;
