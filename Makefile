@@ -200,7 +200,7 @@ CLANG       ?= clang++
 AARCH64_CXX ?= aarch64-linux-gnu-g++
 QEMU        ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 test-clang: | $(DOCTEST)
-	$(MAKE) BUILD=build-clang CXX="$(CLANG)" all
+	$(MAKE) BUILD=build-clang CXX="$(CLANG)" all build-clang/exercise-selftest
 	HEED_BUILD=build-clang build-clang/tests
 
 # Emulation is some 10-40 times slower, so ARM64 runs what can differ between machines: the
@@ -210,7 +210,7 @@ test-clang: | $(DOCTEST)
 # each under qemu); make same-bits compares a whole training instead.
 AARCH64_TESTS ?= -ts='ch0[1-5]*,ch07*,ch08*,ch09*,ch12*' -tce='*learn*,*train*,*converge*'
 test-aarch64: | $(DOCTEST)
-	$(MAKE) BUILD=build-aarch64 CXX="$(AARCH64_CXX)" all
+	$(MAKE) BUILD=build-aarch64 CXX="$(AARCH64_CXX)" all build-aarch64/exercise-selftest
 	HEED_BUILD=build-aarch64 HEED_RUN="$(QEMU)" $(QEMU) build-aarch64/tests $(AARCH64_TESTS)
 
 # The promise across machines: the same training, byte for byte the same checkpoint.
