@@ -215,7 +215,7 @@ test-aarch64: | $(DOCTEST)
 
 # The promise across machines: the same training, byte for byte the same checkpoint.
 SAME_BITS_RUN := train --task reverse --model additive --min-len 3 --max-len 8 --embed 16 --hidden 32 \
-  --batch 16 --steps 300 --seed 7 --eval-samples 100
+  --batch 16 --steps 200 --seed 7 --eval-samples 100
 same-bits: $(BUILD)/heed
 	$(MAKE) BUILD=build-clang CXX="$(CLANG)" build-clang/heed
 	$(MAKE) BUILD=build-aarch64 CXX="$(AARCH64_CXX)" build-aarch64/heed
