@@ -41,7 +41,7 @@ Var log(const Var& x) {
 }
 
 Var tanh(const Var& x) {
-  return unary(x, tanh(x.value()), "tanh", [](real, real y) { return 1 - y * y; });  // dx += (1 - y^2) dy
+  return unary(x, tanh(x.value()), "tanh", [](real, real y) { return std::fma(-y, y, 1); });  // dx += (1 - y^2) dy
 }
 
 Var sigmoid(const Var& x) {

@@ -101,7 +101,7 @@ GradcheckReport gradcheck(const std::function<Var()>& f, const std::vector<Var>&
       real a = analytic[i][e];
       real abs_err = std::fabs(a - numeric);
       real rel_err = abs_err / std::max(std::fabs(numeric), real(1e-12));
-      real excess = abs_err - (opt.atol + opt.rtol * std::fabs(numeric));
+      real excess = abs_err - std::fma(opt.rtol, std::fabs(numeric), opt.atol);
       if (std::isnan(excess)) excess = INFINITY;  // a NaN anywhere is a failure
       ++r.elements;
       r.max_abs_err = std::max(r.max_abs_err, abs_err);

@@ -26,7 +26,7 @@ Tensor softmax_backward(const Tensor& y, const Tensor& dy, int64_t axis) {
     for (int64_t j = 0; j < inner; ++j) {
       const int64_t at = o * n * inner + j;
       real dot = 0;
-      for (int64_t i = 0; i < n; ++i) dot += dy[at + i * inner] * y[at + i * inner];
+      for (int64_t i = 0; i < n; ++i) dot = std::fma(dy[at + i * inner], y[at + i * inner], dot);
       for (int64_t i = 0; i < n; ++i) dx[at + i * inner] = y[at + i * inner] * (dy[at + i * inner] - dot);
     }
   return dx;
@@ -114,7 +114,8 @@ Var cross_entropy(const Var& logits, const std::vector<int64_t>& targets, int64_
                     Tensor d = mul(probs, g.grad()[0] * scale);
                     int64_t V = probs.size(1);
                     for (size_t r = 0; r < targets.size(); ++r)
-                      if (targets[r] != ignore_index) d[r * V + targets[r]] -= g.grad()[0] * scale;
+                      if (targets[r] != ignore_index)
+                        d[r * V + targets[r]] = std::fma(-g.grad()[0], scale, d[r * V + targets[r]]);
                     g.add(0, std::move(d));
                   });
 }

@@ -34,7 +34,7 @@ std::vector<real> encoder_gradient_norms(const Seq2Seq& model, const Batch& batc
     for (int64_t b = 0; b < B; ++b) {
       if (i >= batch.lengths[b]) continue;
       real sq = 0;
-      for (int64_t k = 0; k < H; ++k) sq += g[b * H + k] * g[b * H + k];
+      for (int64_t k = 0; k < H; ++k) sq = std::fma(g[b * H + k], g[b * H + k], sq);
       norms[i] += std::sqrt(sq);
       ++n;
     }

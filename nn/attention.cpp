@@ -92,9 +92,9 @@ Var additive_score(const Var& prepared, const Var& q, const Var& v) {
         const real de = g.grad()[b * S + i];
         const real* tb = t.data() + (b * S + i) * A;
         if (dv)
-          for (int64_t a = 0; a < A; ++a) dv[a] += tb[a] * de;  // dv += t de
+          for (int64_t a = 0; a < A; ++a) dv[a] = std::fma(tb[a], de, dv[a]);  // dv += t de
         for (int64_t a = 0; a < A; ++a) {
-          real du = vv[a] * de * (1 - tb[a] * tb[a]);  // du = (1 - t^2) v de, u = prepared + q
+          real du = vv[a] * de * std::fma(-tb[a], tb[a], 1);  // du = (1 - t^2) v de, u = prepared + q
           if (dp) dp[(b * S + i) * A + a] += du;        // dprepared += du
           if (dq) dq[b * A + a] += du;                  // dq += sum_i du
         }
@@ -189,7 +189,7 @@ Var weighted_sum(const Var& weights, const Var& values) {
   for (int64_t b = 0; b < B; ++b)
     for (int64_t i = 0; i < S; ++i) {
       const real* v = values.value().data() + (b * S + i) * D;
-      for (int64_t d = 0; d < D; ++d) context[b * D + d] += w[b * S + i] * v[d];
+      for (int64_t d = 0; d < D; ++d) context[b * D + d] = std::fma(w[b * S + i], v[d], context[b * D + d]);
     }
   return make_var(std::move(context), "weighted_sum", {weights, values}, [B, S, D](Backward& g) {
     const Tensor& w = g.input(0);       // (B, S)
@@ -207,7 +207,7 @@ Var weighted_sum(const Var& weights, const Var& values) {
         for (int64_t i = 0; i < S; ++i) {
           const real wi = w[b * S + i];
           const real* dc = g.grad().data() + b * D;
-          for (int64_t d = 0; d < D; ++d) dv[(b * S + i) * D + d] += wi * dc[d];  // dv_i += w_i dcontext
+          for (int64_t d = 0; d < D; ++d) dv[(b * S + i) * D + d] = std::fma(wi, dc[d], dv[(b * S + i) * D + d]);  // dv_i += w_i dc
         }
     }
   });

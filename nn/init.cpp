@@ -28,7 +28,7 @@ Tensor kaiming_uniform(const Shape& shape, real a, Generator& gen) {
   int64_t fan_in, fan_out;
   fan_in_fan_out(shape, fan_in, fan_out, "kaiming_uniform");
   if (fan_in <= 0) throw Error("kaiming_uniform: fan_in of " + shape_str(shape) + " is 0");
-  real gain = std::sqrt(2 / (1 + a * a));  // leaky_relu's gain with slope a
+  real gain = std::sqrt(2 / std::fma(a, a, 1));  // leaky_relu's gain with slope a
   return uniform_init(shape, gain * std::sqrt(3 / static_cast<real>(fan_in)), gen);
 }
 

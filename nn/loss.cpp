@@ -1,6 +1,7 @@
 // mean squared error (the softmax losses are in autograd/softmax.cpp).
 #include "nn/loss.h"
 
+#include <cmath>
 
 namespace heed {
 
@@ -11,7 +12,7 @@ Var mse(const Var& input, const Var& target) {
   if (a.numel() == 0) throw Error("mse: input " + shape_str(a.shape()) + " is empty");
   Tensor diff = sub(a, b);  // saved: both derivatives are multiples of it
   real total = 0;
-  for (int64_t i = 0; i < diff.numel(); ++i) total += diff[i] * diff[i];
+  for (int64_t i = 0; i < diff.numel(); ++i) total = std::fma(diff[i], diff[i], total);
   real scale = 1 / static_cast<real>(diff.numel());
   return make_var(Tensor::scalar(total * scale), "mse", {input, target}, [diff, scale](Backward& g) {
     // da += 2 (a - b) dy / n;  db += -2 (a - b) dy / n

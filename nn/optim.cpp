@@ -79,10 +79,10 @@ void SGD::step() {
     real* p = params_[i].value().data();
     real* buf = momentum_ != 0 ? buffers_[i].data() : nullptr;
     for (int64_t k = 0; k < numels_[i]; ++k) {
-      real d = (g ? g[k] : 0) + weight_decay_ * p[k];  // g + wd p
+      real d = std::fma(weight_decay_, p[k], g ? g[k] : 0);  // g + wd p
       // buf = mu buf + g; buf starts at 0, so the first step sets it to g exactly, as torch's clone
-      if (buf) d = buf[k] = momentum_ * buf[k] + d;
-      p[k] -= lr_ * d;
+      if (buf) d = buf[k] = std::fma(momentum_, buf[k], d);
+      p[k] = std::fma(-lr_, d, p[k]);
     }
   }
 }
@@ -110,11 +110,11 @@ void Adam::step() {
     real* m = m_[i].data();
     real* v = v_[i].data();
     for (int64_t k = 0; k < numels_[i]; ++k) {
-      real d = (g ? g[k] : 0) + weight_decay_ * p[k];  // g + wd p
-      m[k] = beta1_ * m[k] + (1 - beta1_) * d;
-      v[k] = beta2_ * v[k] + (1 - beta2_) * d * d;
+      real d = std::fma(weight_decay_, p[k], g ? g[k] : 0);  // g + wd p
+      m[k] = std::fma(beta1_, m[k], (1 - beta1_) * d);      // m = beta1 m + (1 - beta1) d
+      v[k] = std::fma(beta2_, v[k], (1 - beta2_) * d * d);  // v = beta2 v + (1 - beta2) d^2
       real denom = std::sqrt(v[k]) / correction2_sqrt + eps_;  // eps after the corrected sqrt, as torch
-      p[k] -= step_size * (m[k] / denom);
+      p[k] = std::fma(-step_size, m[k] / denom, p[k]);      // p -= step_size m / denom
     }
   }
 }
@@ -124,7 +124,7 @@ real clip_grad_norm(const std::vector<Var>& params, real max_norm) {
   real total = 0;
   for (const Var& p : params)
     if (p.defined() && p.has_grad())
-      for (real g : p.grad().values()) total += g * g;
+      for (real g : p.grad().values()) total = std::fma(g, g, total);
   real norm = std::sqrt(total);
   if (!std::isfinite(norm)) {
     char buf[120];

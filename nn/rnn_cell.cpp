@@ -156,7 +156,8 @@ Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
   // Saves nothing: the derivative needs only y, the node's own value.
   return make_var(std::move(y), "rnn_step", {xp, h, weight_hh, bias_hh}, [B, H](Backward& g) {
     Tensor da = g.grad();  // (B, H)
-    for (int64_t k = 0; k < B * H; ++k) da[k] *= 1 - g.value()[k] * g.value()[k];  // da = (1 - y^2) dy
+    const real* y = g.value().data();
+    for (int64_t k = 0; k < B * H; ++k) da[k] *= std::fma(-y[k], y[k], 1);  // da = (1 - y^2) dy
     if (g.wants(0)) g.add(0, da);  // dxp += da
     state_projection_backward(g, 1, 2, da, Tensor::empty({B, H}), false);
   });
@@ -177,10 +178,10 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
     sigmoid_n(r, r, 2 * H);  // r and z, side by side
     for (int64_t j = 0; j < H; ++j) {
       hp_n[j] = p[2 * H + j];
-      n[j] = x[2 * H + j] + r[j] * hp_n[j];
+      n[j] = std::fma(r[j], hp_n[j], x[2 * H + j]);
     }
     tanh_n(n, n, H);
-    for (int64_t j = 0; j < H; ++j) y[b * H + j] = (1 - z[j]) * n[j] + z[j] * hb[j];
+    for (int64_t j = 0; j < H; ++j) y[b * H + j] = std::fma(1 - z[j], n[j], z[j] * hb[j]);
   }
   auto backward = [saved = std::move(saved), B, H](Backward& g) {
     const Tensor& h = g.input(1);
@@ -195,7 +196,7 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
         const real r = s[j], z = s[H + j], n = s[2 * H + j], hp_n = s[3 * H + j];
         const real dy = g.grad()[b * H + j], hj = h[b * H + j];
         dh[b * H + j] = z * dy;                             // dh += z dh'
-        real da_n = (1 - z) * dy * (1 - n * n);             // dn = (1 - z) dh';  da_n = (1 - n^2) dn
+        real da_n = (1 - z) * dy * std::fma(-n, n, 1);             // dn = (1 - z) dh';  da_n = (1 - n^2) dn
         real da_z = (hj - n) * dy * z * (1 - z);            // dz = (h - n) dh';  da_z = z (1 - z) dz
         real da_r = hp_n * da_n * r * (1 - r);              // dr = hp_n da_n;    da_r = r (1 - r) dr
         dx[j] = dp[j] = da_r;
@@ -226,7 +227,7 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
     sigmoid_n(i, i, 2 * H);  // i and f, side by side
     tanh_n(g, g, H);
     sigmoid_n(o, o, H);
-    for (int64_t j = 0; j < H; ++j) cn[j] = f[j] * cb[j] + i[j] * g[j];
+    for (int64_t j = 0; j < H; ++j) cn[j] = std::fma(f[j], cb[j], i[j] * g[j]);
     tanh_n(cn, tc, H);
     for (int64_t j = 0; j < H; ++j) hn[j] = o[j] * tc[j];
   }
@@ -240,10 +241,10 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
       real* d = da.data() + b * 4 * H;
       for (int64_t j = 0; j < H; ++j) {
         const real i = s[j], f = s[H + j], g = s[2 * H + j], o = s[3 * H + j], tc = s[4 * H + j];
-        real dcn = dy[H + j] + dy[j] * o * (1 - tc * tc);  // dc' += o (1 - tanh(c')^2) dh'
+        real dcn = std::fma(dy[j] * o, std::fma(-tc, tc, 1), dy[H + j]);  // dc' += o (1 - tanh(c')^2) dh'
         d[j] = dcn * g * i * (1 - i);                       // di = g dc';       da_i = i (1 - i) di
         d[H + j] = dcn * c[b * H + j] * f * (1 - f);        // df = c dc';       da_f = f (1 - f) df
-        d[2 * H + j] = dcn * i * (1 - g * g);               // dg = i dc';       da_g = (1 - g^2) dg
+        d[2 * H + j] = dcn * i * std::fma(-g, g, 1);               // dg = i dc';       da_g = (1 - g^2) dg
         d[3 * H + j] = dy[j] * tc * o * (1 - o);            // do = tanh(c') dh'; da_o = o (1 - o) do
         dc[b * H + j] = f * dcn;                            // dc += f dc'
       }

@@ -21,11 +21,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <immintrin.h>
 #include <memory>
 #include <new>
 #include <utility>
 #include <vector>
+
+#include "tensor/simd.h"
 
 namespace heed {
 
@@ -42,19 +43,16 @@ void gemm_naive(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, con
 
 namespace {
 
-// One SIMD register: 32 bytes, the width of an AVX2 ymm register, so 4 doubles (or 8 floats);
-// 16 bytes (an SSE xmm register) when the build does not enable AVX. GCC's vector extension gives
-// it +, * and [] lane by lane.
-#ifdef __AVX__
-constexpr int kVectorBytes = 32;
-#else
-constexpr int kVectorBytes = 16;
-#endif
-typedef real Vec __attribute__((vector_size(kVectorBytes)));
-constexpr int kLanes = kVectorBytes / sizeof(real);
+using simd::fmadd;
+using simd::kLanes;
+using simd::load;
+using simd::splat;
+using simd::store;
+using simd::Vec;
 
 // The register tile: kMr rows by kNr columns of C, i.e. 6 x 8 doubles = 12 ymm accumulators,
-// plus 2 registers for a row of B and 1 for a broadcast value of A: 15 of AVX2's 16 registers.
+// plus 2 registers for a row of B and 1 for a broadcast value of A: 15 of AVX2's 16 registers
+// (on ARM64, twice as many 16-byte halves: 30 of NEON's 32).
 // Each step of k loads 2 vectors and 6 scalars and does 12 FMAs; 12 independent accumulators
 // also cover the FMA latency (4 cycles x 2 FMA pipes = 8 in flight).
 constexpr int kMr = 6;
@@ -71,32 +69,6 @@ constexpr int64_t kKc = 256 * 8 / sizeof(real);
 constexpr int64_t kMc = 96;
 constexpr int64_t kNc = 3072;
 static_assert(kMc % kMr == 0 && kNc % kNr == 0);
-
-Vec load(const real* p) {
-  Vec v;
-  std::memcpy(&v, p, sizeof v);  // an unaligned vector load (vmovupd), with no aliasing worries
-  return v;
-}
-
-void store(real* p, Vec v) { std::memcpy(p, &v, sizeof v); }
-
-Vec splat(real x) { return x - Vec{}; }  // x in every lane (vbroadcastsd; x - 0 is exactly x)
-
-// acc + x * y, lane by lane, as one fused multiply-add (vfmadd231pd: one rounding, not two) where
-// the instruction set has it. Written out rather than left to the compiler's contraction of
-// `acc += x * y`, which it may or may not apply from one loop to the next. (A template only so
-// that the branch for the other precision is never compiled.)
-template <class V>
-V fmadd(V x, V y, V acc) {
-#if defined(__FMA__) && defined(__AVX__)
-  if constexpr (sizeof(x[0]) == 8)
-    return _mm256_fmadd_pd(x, y, acc);
-  else
-    return _mm256_fmadd_ps(x, y, acc);
-#else
-  return acc + x * y;
-#endif
-}
 
 // A growable scratch buffer, aligned to a cache line; one per thread, so that in the steady state
 // a call allocates nothing.
@@ -235,14 +207,6 @@ void gemm_blocked(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool
 // a tile that would run past the last column of C recomputes columns it already has (with the
 // same operations in the same order, so with bit-identical values) and stores them once more.
 // Products thinner than the micro-kernel's tile take this path, with 2 rows x up to 5 vectors.
-
-real fmadd(real x, real y, real acc) {  // the scalar twin of the vector fmadd above
-#if defined(__FMA__) && defined(__AVX__)
-  return std::fma(x, y, acc);
-#else
-  return acc + x * y;
-#endif
-}
 
 // Row form, for op(B) with contiguous rows (b.cs == 1). For rows i0 and i1 of C (i1 < 0: only
 // i0) and its n columns from j, n in ((V-1) kLanes, V kLanes] and n >= kLanes:

@@ -36,7 +36,7 @@ uint64_t Generator::next_u64() {
 
 real Generator::uniform() { return static_cast<real>(next_u64() >> 11) * 0x1.0p-53; }
 
-real Generator::uniform(real lo, real hi) { return lo + (hi - lo) * uniform(); }
+real Generator::uniform(real lo, real hi) { return std::fma(hi - lo, uniform(), lo); }  // one rounding, as everywhere
 
 real Generator::normal() {
   if (has_spare_) {

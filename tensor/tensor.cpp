@@ -87,7 +87,7 @@ Tensor Tensor::arange(real start, real stop, real step) {
     throw Error("arange: start, stop and step must be finite and step non-zero");
   std::vector<real> v;
   int64_t n = static_cast<int64_t>(std::ceil((stop - start) / step));
-  for (int64_t i = 0; i < n; ++i) v.push_back(start + step * static_cast<real>(i));
+  for (int64_t i = 0; i < n; ++i) v.push_back(std::fma(step, static_cast<real>(i), start));
   Shape shape{static_cast<int64_t>(v.size())};  // before the move: argument order is unspecified
   return Tensor(std::move(shape), std::move(v));
 }
@@ -100,7 +100,7 @@ Tensor Tensor::uniform(const Shape& shape, real lo, real hi, Generator& gen) {
 
 Tensor Tensor::normal(const Shape& shape, real mean, real std, Generator& gen) {
   Tensor t = zeros(shape);
-  for (real& x : t.data_) x = mean + std * gen.normal();
+  for (real& x : t.data_) x = std::fma(std, gen.normal(), mean);
   return t;
 }
 
@@ -205,7 +205,7 @@ bool equal(const Tensor& a, const Tensor& b) { return a.shape() == b.shape() && 
 bool allclose(const Tensor& a, const Tensor& b, real rtol, real atol) {
   if (a.shape() != b.shape()) return false;
   for (int64_t i = 0; i < a.numel(); ++i)
-    if (!(std::fabs(a[i] - b[i]) <= atol + rtol * std::fabs(b[i]))) return false;
+    if (!(std::fabs(a[i] - b[i]) <= std::fma(rtol, std::fabs(b[i]), atol))) return false;
   return true;
 }
 

@@ -1,6 +1,7 @@
-// Vectorised tanh, sigmoid and dot product. The compiler's vector type Vec holds kLanes doubles
-// and gives +, -, *, /, comparisons and ?: lane by lane (GCC's vector extension); it stays in
-// this file. Both tanh and sigmoid come down to e^u for u <= 0:
+// Vectorised tanh, sigmoid and dot product, with the vector type Vec of tensor/simd.h (kLanes
+// doubles, lane by lane arithmetic). Every fused multiply-add is written out (fmadd), so each
+// result has the same bits on every machine and with every compiler. Both tanh and sigmoid come
+// down to e^u for u <= 0:
 //
 //   u = n ln2 + r, n = round(u / ln2), |r| <= ln2 / 2      (range reduction, ln2 in two parts)
 //   e^r - 1 = r + r^2 (1/2! + r (1/3! + ... + r / 13!))  (Taylor: the next term is < 4e-18)
@@ -13,28 +14,19 @@
 #include <bit>
 #include <cstring>
 
+#include "tensor/simd.h"
+
 namespace heed {
 
 namespace {
 
-#ifdef __AVX__
-constexpr int kVectorBytes = 32;  // an AVX register: 4 doubles
-#else
-constexpr int kVectorBytes = 16;  // an SSE register: 2 doubles
-#endif
-typedef real Vec __attribute__((vector_size(kVectorBytes)));
-typedef int64_t Bits __attribute__((vector_size(kVectorBytes)));
-constexpr int kLanes = kVectorBytes / sizeof(real);
-
-Vec load(const real* p) {
-  Vec v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-void store(real* p, Vec v) { std::memcpy(p, &v, sizeof v); }
-
-Vec splat(real a) { return Vec{} + a; }
+using simd::fmadd;
+using simd::kLanes;
+using simd::load;
+using simd::splat;
+using simd::store;
+using simd::Vec;
+typedef int64_t Bits __attribute__((vector_size(simd::kVectorBytes)));
 
 constexpr real kLog2e = 1.4426950408889634074;
 constexpr real kLn2Hi = 6.93147180369123816490e-01;  // ln2's leading bits: n kLn2Hi is exact
@@ -46,10 +38,10 @@ constexpr real kRound = 0x1.8p52;                     // adding it rounds to an 
 // For u <= 0 (and u >= -1022 ln2): sets scale = 2^n and returns e^r - 1, so that
 // e^u = scale (1 + result).
 [[gnu::always_inline]] inline Vec exp_parts(Vec u, Vec& scale) {
-  Vec shifted = u * kLog2e + kRound;  // n in the low bits of the mantissa
+  Vec shifted = fmadd(u, splat(kLog2e), splat(kRound));  // n in the low bits of the mantissa
   Vec n = shifted - kRound;
-  Vec r = u - n * kLn2Hi;
-  r = r - n * kLn2Lo;
+  Vec r = fmadd(-n, splat(kLn2Hi), u);
+  r = fmadd(-n, splat(kLn2Lo), r);
   Bits k = (Bits)shifted - std::bit_cast<int64_t>(kRound);  // n as an integer
   scale = (Vec)((k + 1023) << 52);                             // 2^n: n + 1023 in the exponent bits
   // 1/2!, 1/3!, ..., 1/13!, Horner from the highest.
@@ -57,8 +49,8 @@ constexpr real kRound = 0x1.8p52;                     // adding it rounds to an 
                                     1.0 / 720,         1.0 / 5040,        1.0 / 40320,       1.0 / 362880,
                                     1.0 / 3628800,     1.0 / 39916800,    1.0 / 479001600,   1.0 / 6227020800};
   Vec q = splat(kInvFactorial[11]);
-  for (int i = 10; i >= 0; --i) q = q * r + kInvFactorial[i];
-  return r + (r * r) * q;
+  for (int i = 10; i >= 0; --i) q = fmadd(q, r, splat(kInvFactorial[i]));
+  return fmadd(r * r, q, r);
 }
 
 [[gnu::always_inline]] inline Vec tanh_v(Vec x) {
@@ -67,7 +59,7 @@ constexpr real kRound = 0x1.8p52;                     // adding it rounds to an 
   u = u < -50 ? splat(-50) : u;  // tanh(25) is 1 to within 4e-22: the rounding gives 1 from here on
   Vec scale;
   Vec m = exp_parts(u, scale);
-  Vec em1 = scale * m + (scale - 1);  // e^u - 1, in (-1, 0]
+  Vec em1 = fmadd(scale, m, scale - 1);  // e^u - 1, in (-1, 0]
   Vec t = -em1 / (2 + em1);      // tanh |x|, >= 0 but for the sign of a zero
   return (Vec)(((Bits)t & INT64_MAX) | sign);  // tanh is odd
 }
@@ -76,7 +68,7 @@ constexpr real kRound = 0x1.8p52;                     // adding it rounds to an 
   Vec u = x < 0 ? x : -x;  // -|x|; a NaN stays NaN
   Vec scale;
   Vec m = exp_parts(u < -708 ? splat(-708) : u, scale);
-  Vec w = scale * m + scale;  // e^-|x|
+  Vec w = fmadd(scale, m, scale);  // e^-|x|
   w = u < -708 ? splat(0) : w;
   // As tensor/elementwise.cpp: 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below.
   return x >= 0 ? 1 / (1 + w) : w / (1 + w);
@@ -104,12 +96,12 @@ real dot_n(const real* a, const real* b, int64_t n) {
   Vec s0{}, s1{};  // two sums in flight cover the add's latency
   int64_t i = 0;
   for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-    s0 += load(a + i) * load(b + i);
-    s1 += load(a + i + kLanes) * load(b + i + kLanes);
+    s0 = fmadd(load(a + i), load(b + i), s0);
+    s1 = fmadd(load(a + i + kLanes), load(b + i + kLanes), s1);
   }
-  for (; i + kLanes <= n; i += kLanes) s0 += load(a + i) * load(b + i);
+  for (; i + kLanes <= n; i += kLanes) s0 = fmadd(load(a + i), load(b + i), s0);
   real tail = 0;
-  for (; i < n; ++i) tail += a[i] * b[i];
+  for (; i < n; ++i) tail = fmadd(a[i], b[i], tail);
   Vec s = s0 + s1;
   real total = 0;
   for (int l = 0; l < kLanes; ++l) total += s[l];

@@ -238,7 +238,9 @@ TEST_SUITE("ch11_translation") {
          "we are not full , because we did not eat the soup ."},
         {"ich kaufe ein buch , weil ich keinen durst habe .", "i buy a book , because i am not thirsty ."},
     };
-    for (const auto& [de, en] : pairs) {
+    for (const auto& pair : pairs) {
+      const char* de = pair.first;  // not a structured binding: clang 14 cannot capture one in INFO
+      const char* en = pair.second;
       INFO(de);
       std::vector<int64_t> src = t.src_vocab().encode(de);
       CHECK(t.split_of(src) != TranslateTask::Split::kNone);

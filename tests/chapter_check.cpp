@@ -157,7 +157,7 @@ std::string first_difference(const std::vector<std::string>& shown, const std::s
 
 void check_output_block(const std::string& readme, const std::string& program, const Block& b,
                         std::map<std::string, std::string>& cache) {
-  std::string command = program + (b.arg.empty() ? "" : " " + b.arg);
+  std::string command = runner() + program + (b.arg.empty() ? "" : " " + b.arg);
   INFO(readme << ":" << b.line << ": the block shows the output of `" << command << "`");
   if (!cache.count(command)) {
     int status = 0;
@@ -233,6 +233,11 @@ std::vector<Block> check_blocks(const std::string& dir, const std::set<std::stri
 std::string build_dir() {
   const char* dir = std::getenv("HEED_BUILD");
   return dir && *dir ? dir : "build";
+}
+
+std::string runner() {
+  const char* run = std::getenv("HEED_RUN");
+  return run && *run ? std::string(run) + " " : "";
 }
 
 void check_chapter(const std::string& dir) {

@@ -14,5 +14,9 @@
 // build/sanitize), else "build".
 std::string build_dir();
 
+// What runs those programs: "" (they run directly), or $HEED_RUN and a space when set, e.g.
+// HEED_RUN=qemu-aarch64 for programs of another architecture (make test-aarch64 sets it).
+std::string runner();
+
 void check_chapter(const std::string& dir);
 void check_chapter_full(const std::string& dir);

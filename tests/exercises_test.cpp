@@ -15,7 +15,7 @@ TEST_SUITE("exercises") {
     const std::string program = build_dir() + "/exercise-selftest";
     REQUIRE_MESSAGE(std::filesystem::exists(program), program << " is missing: make test builds it");
     std::string out;
-    FILE* p = popen((program + " 2>&1").c_str(), "r");
+    FILE* p = popen((runner() + program + " 2>&1").c_str(), "r");
     REQUIRE(p);
     char buf[4096];
     size_t n;

@@ -43,7 +43,7 @@ std::string Scratch::folder() const { return (dir_ / "files").string(); }
 CliRun Scratch::heed(const std::string& args, const std::string& env) const {
   std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
   std::string cmd =
-      env + (env.empty() ? "" : " ") + build_dir() + "/heed " + args + " >" + out + " 2>" + err + " </dev/null";
+      env + (env.empty() ? "" : " ") + runner() + build_dir() + "/heed " + args + " >" + out + " 2>" + err + " </dev/null";
   int raw = std::system(cmd.c_str());
   CliRun r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

@@ -118,7 +118,11 @@ int cmd_bench(const std::vector<std::string>& argv) {
   real gflops = 3 * forward_flops(c, B, L, c.tgt_vocab) / (median / 1000) / 1e9;
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
-  real peak_mb = static_cast<real>(ru.ru_maxrss) / 1024;
+#ifdef __APPLE__
+  real peak_mb = static_cast<real>(ru.ru_maxrss) / (1024 * 1024);  // macOS counts bytes
+#else
+  real peak_mb = static_cast<real>(ru.ru_maxrss) / 1024;  // Linux and the BSDs count KiB
+#endif
   std::printf("%-9s E %lld H %lld batch %lld len %lld: %8.2f ms/step [p10 %.2f, p90 %.2f] (cpu %.2f)  %9.0f tokens/s  "
               "%6.2f GFLOP/s  peak RSS %.0f MB\n",
               c.model.c_str(), static_cast<long long>(c.embed), static_cast<long long>(c.hidden),

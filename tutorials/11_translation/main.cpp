@@ -125,7 +125,8 @@ void show_grammar(const TranslateTask& task) {
     return n;
   };
   for (size_t k = 0; k < pairings.size(); ++k) {
-    const auto& [verb, noun] = pairings[k];
+    const std::string& verb = pairings[k].first;  // not a structured binding: clang 14 cannot
+    const std::string& noun = pairings[k].second;  // capture one in the lambda below
     const Verb& p =
         *std::find_if(std::begin(kVerbs), std::end(kVerbs), [&](const Verb& v) { return v.infinitive == verb; });
     std::printf("  %-7s + %-8s   %9lld   %8lld   %14lld  (%s)\n", verb.c_str(), noun.c_str(),

@@ -1,0 +1,70 @@
+// Chapter 06: the same seed gives the same bits on every machine, not only run after run. Two
+// short trainings (GRU with additive attention, LSTM with general attention; sizes that are not
+// multiples of the vector width, so the kernels' edges run too) must write checkpoints whose bytes
+// hash to the values below, which x86-64 g++ wrote. make test-clang and make test-aarch64 run
+// this same test with clang++ and on ARM64 (under qemu); make same-bits compares a longer run.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "models/seq2seq.h"
+#include "models/tasks.h"
+#include "models/train.h"
+#include "nn/checkpoint.h"
+#include "tests/heed_cli.h"  // slurp
+
+using namespace heed;
+
+namespace {
+
+// FNV-1a, 64 bits: enough to tell two files apart, and short to write down.
+uint64_t fnv1a(const std::string& bytes) {
+  uint64_t h = 0xcbf29ce484222325u;
+  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3u;
+  return h;
+}
+
+std::string hex(uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// Trains `model` with `cell` for 20 steps from seed 11 and returns the checkpoint's hash.
+std::string train_and_hash(const std::string& model, const std::string& cell) {
+  ReverseTask task(10, 3, 9);
+  ModelConfig c;
+  c.model = model;
+  c.cell = cell;
+  c.src_vocab = c.tgt_vocab = task.src_vocab().size();
+  c.embed = 7;
+  c.hidden = 13;
+  c.max_src_len = 9;
+  Generator gen(11);
+  Seq2Seq m(c, gen);
+  TrainOptions opt;
+  opt.steps = 20;
+  opt.batch = 6;
+  opt.seed = 12;
+  train(m, task, opt);
+  std::string path =
+      std::filesystem::temp_directory_path() / ("heed-same-bits-" + std::to_string(::getpid()) + ".safetensors");
+  save_checkpoint(m, path);
+  std::string bytes = slurp(path);
+  std::filesystem::remove(path);
+  return hex(fnv1a(bytes));
+}
+
+}  // namespace
+
+TEST_SUITE("ch06_seq2seq") {
+  TEST_CASE("same bits everywhere: fixed-seed trainings write the checkpoints x86-64 g++ wrote") {
+    CHECK(train_and_hash("additive", "gru") == "628363dc7ab77721");
+    CHECK(train_and_hash("general", "lstm") == "b5299223b2ffcabb");
+  }
+}
