@@ -92,7 +92,7 @@ tutorials: $(CHAPTER_BINS)
 tutorial-%: $(BUILD)/tutorial-%
 	$< $(ARGS)
 
-# Every benchmark model of TASKS.md at configurations S and M, one process each (so that each
+# Every benchmark model of docs/models.md at configurations S and M, one process each (so that each
 # peak RSS is its own). tools/bench_vs_pytorch.sh runs the PyTorch reference beside it.
 BENCH_MODELS ?= plain additive general dot
 BENCH_CONFIGS ?= S M

@@ -1,4 +1,4 @@
-// heed: train, evaluate and query the seq2seq models of TASKS.md from the command line.
+// heed: train, evaluate and query the seq2seq models of docs/models.md from the command line.
 // Every user mistake ends as one line on stderr and exit status 2.
 
 #include <cstdio>
