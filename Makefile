@@ -8,6 +8,15 @@
 #   make sanitize       everything under AddressSanitizer, LeakSanitizer and UBSan: tests + a CLI run
 #   make fuzz           fuzz the checkpoint loader and the CLI parsing (FUZZ_SECONDS=60 per target)
 #   make clean          remove build/
+#   make compile_commands.json  the compile commands, for clangd and editors (make format: clang-format)
+#
+# Builds run on every core by default (JOBS=N or make -jN to choose; -j1 for one at a time).
+
+# Parallel unless the command line chose: make's own -j, else one job per core.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+ifeq ($(filter -j% --jobs%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(JOBS)
+endif
 
 CXX      ?= g++
 # Optimised by default; override freely (make CXXFLAGS='-O0 -g'). A fixed instruction set,
@@ -32,7 +41,8 @@ DOCTEST   := /usr/include/doctest/doctest.h
 
 obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(1))
 
-.PHONY: all test run tutorials bench clean help doctest check-chapters sanitize fuzz fuzz-toolchain
+.PHONY: all test run tutorials bench clean help doctest check-chapters sanitize fuzz fuzz-toolchain \
+        compile_commands.json format show-makeflags
 .DEFAULT_GOAL := all
 
 all: $(LIB) $(HEED) $(TESTS) $(CHAPTER_BINS)
@@ -174,6 +184,22 @@ fuzz-toolchain:
 
 clean:
 	rm -rf $(BUILD)
+
+# For clangd, VS Code and other editors: one entry per source file with the flags it builds with.
+compile_commands.json:
+	@{ printf '['; sep=; for f in $(LIB_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(wildcard tutorials/*/main.cpp); do \
+	  printf '%s\n  {"directory": "%s", "file": "%s", "command": "%s %s %s -c %s"}' "$$sep" "$(CURDIR)" "$$f" \
+	    "$(CXX)" "$(filter-out -MMD -MP,$(BASEFLAGS))" "$(CXXFLAGS)" "$$f"; sep=,; done; printf '\n]\n'; } > $@
+	@echo "wrote $@ ($(words $(LIB_SRCS) $(TEST_SRCS) $(TOOL_SRCS) $(wildcard tutorials/*/main.cpp)) files + tools/heed.cpp)"
+
+# Applies .clang-format to every C++ file of the repository, in place.
+format:
+	@command -v clang-format >/dev/null || { echo "heed: clang-format is missing; apt-get install clang-format" >&2; exit 1; }
+	clang-format -i $$(git ls-files '*.cpp' '*.h' 2>/dev/null || find . -path ./build -prune -o \( -name '*.cpp' -o -name '*.h' \) -print)
+
+# The flags make runs with (tests check the parallel default).
+show-makeflags:
+	@echo "$(MAKEFLAGS)"
 
 help:
 	@sed -n 's/^#   \(make .*\)/\1/p' Makefile

@@ -158,7 +158,10 @@ int cmd_predict(const std::vector<std::string>& argv) {
       std::printf("%4zu  %8.4f  %9.4f  %s%s\n", i + 1, hyps[i].score, hyps[i].log_prob, tv.decode(hyps[i].tokens).c_str(),
                   hyps[i].finished ? "" : "  (no <eos>)");
   }
-  const std::string title = "attention of " + model_name;
+  // The picture says what it shows: "reverse: additive attention (gru, bidirectional encoder)".
+  const ModelConfig& mc = m.model->config();
+  const std::string title = m.task->name() + ": " + model_name + " attention (" + mc.cell +
+                            (mc.bidirectional ? ", bidirectional encoder" : "") + ")";
   if (!attention.empty()) {
     std::printf("\n%s", terminal_heatmap(source, output, attention, stdout_is_terminal()).c_str());
     if (a.has("--svg")) {
