@@ -195,11 +195,13 @@ clean:
 	rm -rf $(BUILD)
 
 # For clangd, VS Code and other editors: one entry per source file with the flags it builds with.
+EDITOR_SRCS = $(LIB_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(wildcard tutorials/*/main.cpp) \
+  $(sort $(wildcard exercises/*/*.cpp exercises/solutions/*/*.cpp tests/exercises/*.cpp))
 compile_commands.json:
-	@{ printf '['; sep=; for f in $(LIB_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(wildcard tutorials/*/main.cpp); do \
+	@{ printf '['; sep=; for f in $(EDITOR_SRCS); do \
 	  printf '%s\n  {"directory": "%s", "file": "%s", "command": "%s %s %s -c %s"}' "$$sep" "$(CURDIR)" "$$f" \
 	    "$(CXX)" "$(filter-out -MMD -MP,$(BASEFLAGS))" "$(CXXFLAGS)" "$$f"; sep=,; done; printf '\n]\n'; } > $@
-	@echo "wrote $@ ($(words $(LIB_SRCS) $(TEST_SRCS) $(TOOL_SRCS) $(wildcard tutorials/*/main.cpp)) files + tools/heed.cpp)"
+	@echo "wrote $@ ($(words $(EDITOR_SRCS)) files)"
 
 # Applies .clang-format to every C++ file of the repository, in place.
 format:
