@@ -119,4 +119,28 @@ TEST_SUITE("ch06_first_hour") {
     CHECK(with.out.find("discarded") == std::string::npos);
     CHECK(with.out.find("saved to") != std::string::npos);
   }
+
+  TEST_CASE("pictures name what they show: task, model and cell in the title, captioned axes, readable punctuation") {
+    Scratch s("first-hour-pictures");
+    const std::string small = "--embed 4 --hidden 6 --batch 4 --steps 1 --eval-samples 4";
+    const std::string m = s.path("m.safetensors"), tr = s.path("tr.safetensors");
+    REQUIRE(s.heed("train --min-len 2 --max-len 4 --cell lstm " + small + " --save " + m).status == 0);
+    REQUIRE(s.heed("train --task translate --bidirectional " + small + " --save " + tr).status == 0);
+    REQUIRE(s.heed("predict --load " + m + " --svg " + s.path("a.svg") + " --html " + s.path("a.html") + " \"3 1 4\"").status == 0);
+    for (const char* file : {"a.svg", "a.html"}) {
+      const std::string text = slurp(s.path(file));
+      INFO(file);
+      CHECK(text.find("<title>reverse: additive attention (lstm)</title>") != std::string::npos);
+      CHECK(text.find(">source</text>") != std::string::npos);
+      CHECK(text.find(">output</text>") != std::string::npos);
+    }
+    REQUIRE(s.heed("predict --load " + tr + " --svg " + s.path("t.svg") + " \"ich habe hunger , weil ich satt bin .\"")
+                .status == 0);
+    const std::string svg = slurp(s.path("t.svg"));
+    CHECK(svg.find("translate: additive attention (gru, bidirectional encoder)") != std::string::npos);
+    // The comma and the full stop of the source are drawn large and bold, words are not.
+    CHECK(svg.find("font-size=\"20\" font-weight=\"bold\">,</text>") != std::string::npos);
+    CHECK(svg.find("font-size=\"20\" font-weight=\"bold\">.</text>") != std::string::npos);
+    CHECK(svg.find("rotate(-45)\">ich</text>") != std::string::npos);
+  }
 }
