@@ -43,7 +43,7 @@ struct TagBatch {
 
 class HistogramTask {
  public:
-  // Sources as the copy task draws them (TASKS.md): L in [min_len, max_len], symbols uniform
+  // Sources as the copy task draws them (docs/models.md): L in [min_len, max_len], symbols uniform
   // over V. REQUIRES as SymbolTask (else heed::Error naming the flag).
   HistogramTask(int64_t V, int64_t min_len, int64_t max_len);
 

@@ -1,4 +1,4 @@
-// Seq2Seq: the encoder-decoder models of TASKS.md behind one interface.
+// Seq2Seq: the encoder-decoder models of docs/models.md behind one interface.
 //   plain     the decoder sees only the encoder's last state: the bottleneck
 //   additive  Bahdanau: attends with s_{t-1}, feeds the context into the cell,
 //             logits = W_out [s_t; c_t] + b

@@ -1,4 +1,4 @@
-// The sequence-to-sequence tasks of TASKS.md: copy, reverse and sort over V symbols, and
+// The sequence-to-sequence tasks of docs/models.md: copy, reverse and sort over V symbols, and
 // (translate.h) a toy German->English grammar. A Task draws Examples (token ids, no BOS/EOS)
 // from an explicit Generator; make_batch pads a list of them into the row-major id arrays a
 // model reads: source (B, S), decoder input BOS y1..yL and target y1..yL EOS, both (B, T).

@@ -1,4 +1,4 @@
-// Training and evaluation of a Seq2Seq on a Task, as TASKS.md pins them: Adam
+// Training and evaluation of a Seq2Seq on a Task, as docs/models.md pins them: Adam
 // (0.9, 0.999, 1e-8), gradient-norm clipping, a learning rate decayed linearly to 0 over the
 // run (or constant), teacher forcing; evaluation by greedy decoding for exactly L+1 steps with
 // the exact and token metrics.

@@ -1,4 +1,4 @@
-// Timings of the fused ops against the composed ones, at TASKS.md's configurations S and M.
+// Timings of the fused ops against the composed ones, at configurations S and M (docs/models.md).
 // Skipped by default; run with: build/tests -ts=bench_fused --no-skip
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // Chapter 06: the decoder's pieces (start, step, logits) agree with the whole-sequence paths
 // (forward, greedy) that training and evaluation use, and the plain decoder starts from the
-// encoder's state at each sequence's last real position, as TASKS.md pins it.
+// encoder's state at each sequence's last real position, as docs/models.md pins it.
 #include <doctest/doctest.h>
 
 #include <cmath>

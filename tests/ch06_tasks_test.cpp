@@ -1,4 +1,4 @@
-// The toy tasks of TASKS.md: vocabulary, targets, lengths, padding, seeding, validation.
+// The toy tasks of docs/models.md: vocabulary, targets, lengths, padding, seeding, validation.
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The toy German->English grammar of TASKS.md: the seed pair, the held-out split by
+// The toy German->English grammar of docs/models.md: the seed pair, the held-out split by
 // combination, vocabulary coverage, size, and agreement in both languages; a short training
 // that learns something the untrained model does not; and chapter 11's text.
 #include <doctest/doctest.h>

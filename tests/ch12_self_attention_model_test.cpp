@@ -114,8 +114,8 @@ TEST_SUITE("ch12_attention_zoo") {
     real late = std::accumulate(r.losses.end() - 20, r.losses.end(), real(0)) / 20;
     CHECK(late < 0.25);
     TagAccuracy acc = evaluate_tagger(model, task, 1000, 99);
-    MESSAGE("histogram: token accuracy " << acc.token() << ", exact " << acc.exact() << " after 300 steps, "
-                                         << r.seconds << " s");
+    INFO("histogram: token accuracy " << acc.token() << ", exact " << acc.exact() << " after 300 steps, "
+                                      << r.seconds << " s");  // shown if a check below fails
     CHECK(acc.token() > 0.95);
     CHECK(acc.exact() > 0.93);
   }

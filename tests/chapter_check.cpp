@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -160,9 +161,14 @@ void check_output_block(const std::string& readme, const std::string& program, c
   std::string command = runner() + program + (b.arg.empty() ? "" : " " + b.arg);
   INFO(readme << ":" << b.line << ": the block shows the output of `" << command << "`");
   if (!cache.count(command)) {
+    // The program's stderr (progress lines) is kept apart, and shown only if it fails, so that
+    // make test prints its summary alone.
+    const std::string err_file = (std::filesystem::temp_directory_path() /
+                                  ("heed-chapter-" + std::to_string(getpid()) + ".stderr")).string();
     int status = 0;
-    cache[command] = run(command, status);
-    if (status != 0) FAIL_CHECK("`" << command << "` exited with status " << status);
+    cache[command] = run(command + " 2>" + err_file, status);
+    if (status != 0) FAIL_CHECK("`" << command << "` exited with status " << status << "; its stderr:\n" << heed::slurp(err_file));
+    std::filesystem::remove(err_file);
   }
   const std::string& printed = cache[command];
   std::string shown;

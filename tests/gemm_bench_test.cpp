@@ -3,7 +3,7 @@
 // 1. GFLOP/s of gemm_naive, of the plain loop orders gemm was before it was blocked (copied below
 //    as gemm_loops), of its two kernels gemm_small and gemm_packed, and of gemm itself, on the
 //    products the models compute at configurations M (batch 64, H 256, E 64, S 30, V 13) and S
-//    (batch 32, H 64, E 32) of TASKS.md.
+//    (batch 32, H 64, E 32) of docs/models.md.
 // 2. gemm_small against gemm_packed on a grid of thin and small shapes: the evidence for the rule
 //    in gemm() that picks between them.
 // One thread; each figure is the best of several timed runs, since the machine is shared.

@@ -139,7 +139,7 @@ TEST_SUITE("ch01_tensor") {
 }
 
 TEST_SUITE("ch01_tensor") {
-  // Padding never changes a result (DESIGN.md): a row of C must come out bit-identical however
+  // Padding never changes a result (docs/architecture.md): a row of C must come out bit-identical however
   // many other rows and columns the product has and whichever path computes it. Row r of a
   // product with M rows is compared with the same row computed alone (M = 1) and in a taller
   // product (M = 40), and column subsets likewise, over sizes that take every path.

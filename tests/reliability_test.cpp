@@ -90,7 +90,7 @@ TEST_SUITE("reliability") {
                          Error);
     meta["hidden"] = "99999999999999999999999";
     CHECK_THROWS_WITH_AS(ModelConfig::from_metadata(meta), doctest::Contains("not an integer"), Error);
-    // A step's memory: a batch of long sequences is refused, the TASKS.md configurations pass.
+    // A step's memory: a batch of long sequences is refused, the configurations S and M pass.
     ModelConfig m = tiny();
     m.embed = 64;
     m.hidden = 256;

@@ -1,11 +1,13 @@
 // heed bench: the time of one training step (forward with teacher forcing, loss, backward,
-// clip, Adam), as TASKS.md defines it, on a fixed batch of the reverse task.
+// clip, Adam), as docs/models.md defines it, on a fixed batch of the reverse task.
 #include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <string>
 
 #include "autograd/functions.h"
 #include "models/train.h"
@@ -25,17 +27,21 @@ const char* kBenchHelp =
     "one thread, double precision, and reports the median and spread of ms per step, target\n"
     "tokens per second, matrix-product GFLOP/s (analytic count) and peak memory.\n"
     "\n"
-    "  --config S|M      TASKS.md's sizes: S = E 32, H 64, batch 32, len 10;\n"
+    "  --config S|M      the sizes of docs/models.md: S = E 32, H 64, batch 32, len 10;\n"
     "                    M = E 64, H 256, batch 64, len 30 (S)\n"
     "  --model M         plain|additive|general|dot|scaled|cosine|location (additive)\n"
     "  --cell C          gru|lstm|rnn (gru)\n"
     "  --embed E, --hidden H, --batch B, --len L   override the configuration's sizes\n"
     "  --steps N         timed steps (20), after --warmup N untimed ones (3)\n"
     "  --json            end stdout with one JSON object: model, embed, hidden, batch, len,\n"
-    "                    ms_per_step, tokens_per_second, peak_rss_mb (and more)\n";
+    "                    ms_per_step, tokens_per_second, peak_rss_mb, step_peak_mb (and more)\n"
+    "\n"
+    "Memory: peak_rss_mb is the process's peak resident set; step_peak_mb is how far the peak\n"
+    "grew over the process after start-up and model construction (optimiser state, graph and\n"
+    "gradients), as reference/pytorch/bench_step.py measures PyTorch.\n";
 
 // Matrix-product FLOPs (2 m n k each) of one teacher-forced forward pass, counted as
-// ../shared/bench/models.py counts them; a training step is taken as 3x (forward + the two
+// reference/pytorch/models.py counts them (docs/models.md); a training step is taken as 3x (forward + the two
 // products of each backward).
 real forward_flops(const ModelConfig& c, int64_t B, int64_t S, int64_t V) {
   const real G = c.cell == "lstm" ? 4 : c.cell == "rnn" ? 1 : 3;
@@ -49,6 +55,22 @@ real forward_flops(const ModelConfig& c, int64_t B, int64_t S, int64_t V) {
   if (c.model == "general") f += 2 * B * S * D * H;
   f += c.model == "location" ? 2 * B * T * H * c.max_src_len : 2 * B * T * S * H;  // scores
   return f + 2 * B * T * S * D + 2 * B * T * (D + H) * H + 2 * B * T * H * V;  // context, W_c, out
+}
+
+// A field of /proc/self/status in kB ("VmRSS", "VmHWM"), or -1 where there is none.
+real status_kb(const std::string& field) {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(field + ":", 0) == 0) return std::stod(line.substr(field.size() + 1));
+  return -1;
+}
+
+// Resets the process's peak resident set (VmHWM) to its current size (Linux 4.0 and later).
+bool reset_peak_rss() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+  out.flush();
+  return static_cast<bool>(out);
 }
 
 real percentile(std::vector<real> xs, real q) {
@@ -86,9 +108,14 @@ int cmd_bench(const std::vector<std::string>& argv) {
 
   Generator gen(0);
   Seq2Seq model(c, gen);
-  Adam adam(model.parameters(), 3e-3);
   Generator data(1);
   Batch batch = sample_batch(task, data, B);
+  // Memory as reference/pytorch/bench_step.py measures it: the growth of the peak resident set
+  // over the process after start-up and model construction, so the optimiser's state, the
+  // graph and the gradients count, and the program itself does not.
+  const real base_kb = status_kb("VmRSS");
+  const bool peak_reset = reset_peak_rss();
+  Adam adam(model.parameters(), 3e-3);
   // Wall time is the figure to compare; the thread's CPU time is printed beside it because on a
   // shared machine the wall clock also counts the time other processes held the core.
   auto cpu_now = [] {
@@ -123,11 +150,14 @@ int cmd_bench(const std::vector<std::string>& argv) {
 #else
   real peak_mb = static_cast<real>(ru.ru_maxrss) / 1024;  // Linux and the BSDs count KiB
 #endif
+  // Without a reset peak (an old kernel) the growth is taken over the whole run's peak.
+  real hwm_kb = peak_reset ? status_kb("VmHWM") : static_cast<real>(ru.ru_maxrss);
+  real step_peak_mb = base_kb >= 0 && hwm_kb >= 0 ? std::max<real>(0, hwm_kb - base_kb) / 1024 : -1;
   std::printf("%-9s E %lld H %lld batch %lld len %lld: %8.2f ms/step [p10 %.2f, p90 %.2f] (cpu %.2f)  %9.0f tokens/s  "
-              "%6.2f GFLOP/s  peak RSS %.0f MB\n",
+              "%6.2f GFLOP/s  peak RSS %.0f MB (steps +%.1f MB)\n",
               c.model.c_str(), static_cast<long long>(c.embed), static_cast<long long>(c.hidden),
               static_cast<long long>(B), static_cast<long long>(L), median, p10, p90, cpu_median,
-              tokens / (median / 1000), gflops, peak_mb);
+              tokens / (median / 1000), gflops, peak_mb, step_peak_mb);
   if (a.has("--json"))
     std::printf("%s\n", Json::object({{"model", c.model},
                                       {"cell", c.cell},
@@ -141,7 +171,8 @@ int cmd_bench(const std::vector<std::string>& argv) {
                                       {"cpu_ms_per_step", cpu_median},
                                       {"tokens_per_second", tokens / (median / 1000)},
                                       {"gflops_per_second", gflops},
-                                      {"peak_rss_mb", peak_mb}})
+                                      {"peak_rss_mb", peak_mb},
+                                      {"step_peak_mb", step_peak_mb}})
                             .dump()
                             .c_str());
   return 0;

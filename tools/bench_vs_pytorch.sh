@@ -1,46 +1,58 @@
 #!/usr/bin/env bash
 # heed beside PyTorch, in one run: for each configuration and model, `heed bench` and the PyTorch
-# reference of ../shared/bench (fp32 and fp64, one thread) are run one after the other, so both
-# see the same machine, and a Markdown table of medians, ratios and peak memory is printed.
+# reference of reference/pytorch (fp32 and fp64, one thread) run one after the other, so both
+# see the same machine, and a Markdown table of medians, ratios and memory is printed.
 #
 #   tools/bench_vs_pytorch.sh                   # S and M, plain additive general dot
 #   CONFIGS=S MODELS="plain dot" tools/bench_vs_pytorch.sh
+#   BLAS_DIR=/path/to/openblas-pthread tools/bench_vs_pytorch.sh   # PyTorch with that libblas.so.3
 #
-# Needs what ../shared/bench/README.md installs (python3-torch, and OpenBLAS unpacked in $OB).
+# Needs python3-torch (Debian); reference/pytorch/README.md says how to give it a fast BLAS.
 # heed itself never depends on any of it: this script is only for measuring.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-bench_dir=${BENCH_DIR:-$here/../shared/bench}
+ref=$here/reference/pytorch
 heed=${HEED:-$here/build/heed}
-OB=${OB:-/tmp/openblas/root/usr/lib/x86_64-linux-gnu/openblas-openmp}
+python=${PYTHON:-/usr/bin/python3}
 CONFIGS=${CONFIGS:-S M}
 MODELS=${MODELS:-plain additive general dot}
+BLAS_DIR=${BLAS_DIR:-}
 
-[ -x "$heed" ] || { echo "bench_vs_pytorch: $heed not built (make build/heed)" >&2; exit 2; }
-[ -f "$bench_dir/bench_step.py" ] || { echo "bench_vs_pytorch: no $bench_dir/bench_step.py" >&2; exit 2; }
-/usr/bin/python3 -c 'import torch' 2>/dev/null ||
-  { echo "bench_vs_pytorch: /usr/bin/python3 has no torch (apt-get install -y python3-torch)" >&2; exit 2; }
-[ -d "$OB" ] || echo "bench_vs_pytorch: warning: no OpenBLAS in $OB; PyTorch uses the slow reference BLAS" >&2
+[ -x "$heed" ] || { echo "bench_vs_pytorch: $heed is not built (run: make build/heed)" >&2; exit 2; }
+command -v "$python" >/dev/null || python=python3
+"$python" -c 'import torch' 2>/dev/null ||
+  { echo "bench_vs_pytorch: $python has no torch (apt-get install python3-torch)" >&2; exit 2; }
+if [ -n "$BLAS_DIR" ]; then
+  [ -f "$BLAS_DIR/libblas.so.3" ] || { echo "bench_vs_pytorch: no libblas.so.3 in BLAS_DIR=$BLAS_DIR" >&2; exit 2; }
+  export LD_LIBRARY_PATH=$BLAS_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+
+# One thread everywhere: torch.set_num_threads(1) does not reach every BLAS's own thread pool.
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 BLIS_NUM_THREADS=1
 
 # One JSON field of the last line of stdin.
-field() { /usr/bin/python3 -c "import json,sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])['$1'])"; }
+field() { "$python" -c "import json,sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])['$1'])"; }
 
-echo "| config | model | heed ms | PyTorch fp32 ms | PyTorch fp64 ms | heed / fp32 | heed / fp64 | heed GFLOP/s | heed peak MB | PyTorch fp32 / fp64 peak MB |"
+blas=$("$python" "$ref/bench_step.py" --config S --model plain --steps 1 --warmup 0 | field blas)
+echo "PyTorch's BLAS: $blas"
+case $blas in
+  */blas/libblas.so*) echo "bench_vs_pytorch: warning: that is the slow reference BLAS; see reference/pytorch/README.md" >&2 ;;
+esac
+echo
+echo "| config | model | heed ms | PyTorch fp32 ms | PyTorch fp64 ms | heed / fp32 | heed / fp64 | heed GFLOP/s | heed step MB | PyTorch fp32 / fp64 step MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for c in $CONFIGS; do
   for m in $MODELS; do
     steps=20
     [ "$c" = S ] && steps=100
     h=$("$heed" bench --config "$c" --model "$m" --steps "$steps" --json)
-    t32=$(cd "$bench_dir" && LD_LIBRARY_PATH=$OB /usr/bin/python3 bench_step.py --child --config "$c" --model "$m" \
-      --dtype float32 --threads 1)
-    t64=$(cd "$bench_dir" && LD_LIBRARY_PATH=$OB /usr/bin/python3 bench_step.py --child --config "$c" --model "$m" \
-      --dtype float64 --threads 1)
-    hm=$(field ms_per_step <<<"$h"); hg=$(field gflops_per_second <<<"$h"); hp=$(field peak_rss_mb <<<"$h")
-    p32=$(field ms_median <<<"$t32"); p64=$(field ms_median <<<"$t64")
-    r32=$(field peak_rss_mb <<<"$t32"); r64=$(field peak_rss_mb <<<"$t64")
-    awk -v c="$c" -v m="$m" -v hm="$hm" -v p32="$p32" -v p64="$p64" -v hg="$hg" -v hp="$hp" -v r32="$r32" -v r64="$r64" \
+    t32=$("$python" "$ref/bench_step.py" --config "$c" --model "$m" --dtype float32 --threads 1 --steps "$steps")
+    t64=$("$python" "$ref/bench_step.py" --config "$c" --model "$m" --dtype float64 --threads 1 --steps "$steps")
+    hm=$(field ms_per_step <<<"$h"); hg=$(field gflops_per_second <<<"$h"); hs=$(field step_peak_mb <<<"$h")
+    p32=$(field ms_per_step <<<"$t32"); p64=$(field ms_per_step <<<"$t64")
+    s32=$(field step_peak_mb <<<"$t32"); s64=$(field step_peak_mb <<<"$t64")
+    awk -v c="$c" -v m="$m" -v hm="$hm" -v p32="$p32" -v p64="$p64" -v hg="$hg" -v hs="$hs" -v s32="$s32" -v s64="$s64" \
       'BEGIN { printf "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.0f | %.0f / %.0f |\n",
-               c, m, hm, p32, p64, hm / p32, hm / p64, hg, hp, r32, r64 }'
+               c, m, hm, p32, p64, hm / p32, hm / p64, hg, hs, s32, s64 }'
   done
 done

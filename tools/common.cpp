@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "nn/checkpoint.h"
 
@@ -23,7 +24,22 @@ std::map<std::string, std::string> checkpoint_metadata(const ModelConfig& config
   return meta;
 }
 
+void check_safetensors_signature(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char head[9] = {};
+  if (!in.read(reinterpret_cast<char*>(head), 9)) return;  // missing, a folder, too short: the reader says which
+  // A safetensors file is an 8-byte little-endian header length followed by a JSON header,
+  // which the format requires to begin with '{'.
+  if (head[8] == '{') return;
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = n << 8 | head[i];
+  throw Error("load " + path + ": not a safetensors file (byte 8 should open its JSON header with '{'; " +
+              "as a header length, its first 8 bytes read " + std::to_string(n) +
+              "); give a checkpoint written by heed train --save");
+}
+
 LoadedModel load_model(const std::string& path) {
+  check_safetensors_signature(path);
   LoadedModel out;
   out.metadata = read_checkpoint_metadata(path);
   auto get = [&](const std::string& key) -> std::string {

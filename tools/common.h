@@ -42,6 +42,11 @@ struct LoadedModel {
   std::unique_ptr<Seq2Seq> model;
 };
 
+// Throws heed::Error "not a safetensors file" when `path` is readable and at least 9 bytes
+// long but does not start like one (text, an image, a PyTorch .pt file); other problems are
+// left to the safetensors reader, whose messages name them.
+void check_safetensors_signature(const std::string& path);
+
 // Reads a checkpoint written by `heed train --save`, rebuilds its task and model and loads the
 // weights. Errors name the file and what does not fit.
 LoadedModel load_model(const std::string& path);

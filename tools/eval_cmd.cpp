@@ -1,6 +1,9 @@
 // heed eval and heed predict: accuracy by length of a saved model, and one decoded source
 // with the attention the model paid.
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
+#include <sstream>
 #include <string>
 
 #include "models/beam.h"
@@ -43,6 +46,25 @@ const char* kPredictHelp =
     "  --json        end stdout with one JSON object: source, output, attention, log_prob (and\n"
     "                score, with --beam)\n";
 
+// What to do about a source word the vocabulary lacks: "" when nothing better than the
+// vocabulary's own list comes to mind.
+std::string token_hint(const Vocab& v, const std::string& word) {
+  std::string lower = word;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower != word && v.contains(lower)) return "words are lower case: write '" + lower + "'";
+  // Punctuation glued to a word: "brot." -> "brot ."
+  size_t end = lower.size();
+  while (end > 0 && std::ispunct(static_cast<unsigned char>(lower[end - 1]))) --end;
+  if (end > 0 && end < lower.size() && v.contains(lower.substr(0, end)) && v.contains(lower.substr(end)))
+    return "punctuation is a token of its own: write '" + lower.substr(0, end) + " " + lower.substr(end) + "'";
+  if (v.size() > Vocab::kNumSpecials && v.token(Vocab::kNumSpecials) == "0")
+    return "the symbols are the numbers " + v.token(Vocab::kNumSpecials) + " to " + v.token(v.size() - 1) +
+           ", separated by spaces";
+  std::string all;  // a grammar's vocabulary is short enough to show whole
+  for (int64_t id = Vocab::kNumSpecials; id < v.size(); ++id) all += (all.empty() ? "" : " ") + v.token(id);
+  return "tokens are separated by spaces; the words this model knows: " + all;
+}
+
 }  // namespace
 
 int cmd_eval(const std::vector<std::string>& argv) {
@@ -80,6 +102,14 @@ int cmd_predict(const std::vector<std::string>& argv) {
   if (!a.has("--load")) throw a.error("--load FILE is required");
   if (a.positional().empty()) throw a.error("give the source tokens, e.g. heed predict --load m.safetensors \"3 1 4 1 5\"");
   const int64_t beam = a.integer("--beam", 1, 1, 100);
+  for (const char* flag : {"--svg", "--html"}) {
+    std::error_code ec;
+    std::string path = a.text(flag, "");
+    if (!path.empty() && std::filesystem::is_directory(path, ec))
+      throw a.error(std::string(flag) + " " + path + ": is a folder; give a file name, e.g. " +
+                    (std::filesystem::path(path) / (flag == std::string("--svg") ? "attention.svg" : "attention.html"))
+                        .string());
+  }
   LoadedModel m = load_model(a.text("--load", ""));
   if (a.has("--svg") && m.model->config().model == "plain") throw a.error("--svg: the plain model has no attention to draw");
   const Vocab& sv = m.task->src_vocab();
@@ -91,7 +121,14 @@ int cmd_predict(const std::vector<std::string>& argv) {
   try {
     src = sv.encode(a.positional()[0]);
   } catch (const Error& e) {
-    throw a.error(e.what());
+    std::string hint;
+    std::istringstream words(a.positional()[0]);
+    for (std::string w; words >> w;)
+      if (!sv.contains(w) && w.front() != '<') {
+        hint = token_hint(sv, w);
+        break;
+      }
+    throw a.error(std::string(e.what()) + (hint.empty() ? "" : "; " + hint));
   }
   for (int64_t id : src)
     if (id < Vocab::kNumSpecials) throw a.error("the source may not contain " + sv.token(id));
@@ -121,7 +158,10 @@ int cmd_predict(const std::vector<std::string>& argv) {
       std::printf("%4zu  %8.4f  %9.4f  %s%s\n", i + 1, hyps[i].score, hyps[i].log_prob, tv.decode(hyps[i].tokens).c_str(),
                   hyps[i].finished ? "" : "  (no <eos>)");
   }
-  const std::string title = "attention of " + model_name;
+  // The picture says what it shows: "reverse: additive attention (gru, bidirectional encoder)".
+  const ModelConfig& mc = m.model->config();
+  const std::string title = m.task->name() + ": " + model_name + " attention (" + mc.cell +
+                            (mc.bidirectional ? ", bidirectional encoder" : "") + ")";
   if (!attention.empty()) {
     std::printf("\n%s", terminal_heatmap(source, output, attention, stdout_is_terminal()).c_str());
     if (a.has("--svg")) {

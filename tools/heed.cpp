@@ -1,4 +1,4 @@
-// heed: train, evaluate and query the seq2seq models of TASKS.md from the command line.
+// heed: train, evaluate and query the seq2seq models of docs/models.md from the command line.
 // Every user mistake ends as one line on stderr and exit status 2.
 
 #include <cstdio>
@@ -11,6 +11,9 @@
 
 namespace {
 
+// The version of the command line and its checkpoint format; docs/cli.md is its contract.
+const char* kVersion = "heed 0.2 (checkpoint format heed-seq2seq-1, double precision)";
+
 const char* kUsage =
     "usage: heed <command> [flags]\n"
     "\n"
@@ -20,7 +23,8 @@ const char* kUsage =
     "  predict  decode one source and show the attention     heed predict --load m.safetensors \"3 1 4 1 5\"\n"
     "  bench    time one training step                       heed bench --model additive\n"
     "\n"
-    "heed <command> --help lists the command's flags.\n";
+    "heed <command> --help lists the command's flags; heed --version prints the version.\n"
+    "The whole contract, with the JSON fields and exit statuses: docs/cli.md in the repository.\n";
 
 }  // namespace
 
@@ -30,6 +34,10 @@ int main(int argc, char** argv) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version" || args[0] == "-V" || args[0] == "version") {
+    std::printf("%s\n", kVersion);
+    return 0;
   }
   std::string command = args[0];
   args.erase(args.begin());

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "models/train.h"
@@ -26,8 +27,9 @@ const char* kHelp =
     "  --model plain|additive|general|dot|scaled|cosine|location   the decoder (additive)\n"
     "  --cell gru|lstm|rnn       recurrent cell of encoder and decoder (gru)\n"
     "  --bidirectional           a bidirectional encoder\n"
-    "  --vocab V                 number of symbols of the toy tasks (10)\n"
-    "  --min-len N, --max-len N  source lengths of the toy tasks (5, 10)\n"
+    "  --vocab V                 number of symbols of copy, reverse and sort (10)\n"
+    "  --min-len N, --max-len N  source lengths of copy, reverse and sort (5, 10); translate's\n"
+    "                            grammar fixes its own, so these three are refused with it\n"
     "  --embed E, --hidden H     embedding and hidden sizes (32, 64)\n"
     "  --batch B                 sequences per step (32)\n"
     "  --steps N                 training steps (3000)\n"
@@ -36,7 +38,8 @@ const char* kHelp =
     "  --clip X                  gradient-norm clip, 0 for none (1.0)\n"
     "  --seed N                  seed of the weights and the data (1)\n"
     "  --eval-samples N          held-out sequences scored at the end (500)\n"
-    "  --save FILE               write the trained model (safetensors) to FILE\n"
+    "  --save FILE               write the trained model (safetensors) to FILE; without it the\n"
+    "                            model is discarded when heed exits\n"
     "  --json                    end stdout with one JSON object: task, model, cell, steps,\n"
     "                            seconds, loss (mean of the last 50 steps), exact, token,\n"
     "                            tokens_per_second\n";
@@ -83,6 +86,11 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
     return plan;
   }
   std::string task_name = a.choice("--task", "reverse", task_names());
+  if (task_name == "translate")
+    for (const char* flag : {"--vocab", "--min-len", "--max-len"})
+      if (a.has(flag))
+        throw a.error(std::string(flag) + " does not apply to --task translate: its grammar fixes the vocabulary "
+                      "and the lengths (5 to 13 tokens)");
   int64_t min_len = a.integer("--min-len", 5, 1, SymbolTask::kMaxLength);
   int64_t max_len = a.integer("--max-len", std::max<int64_t>(10, min_len), 1, SymbolTask::kMaxLength);
   if (min_len > max_len)
@@ -127,6 +135,10 @@ int cmd_train(const std::vector<std::string>& argv) {
   }
   // A run that cannot save should fail now, not after training.
   if (!plan.save.empty()) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(plan.save, ec))
+      throw Error("heed train: --save " + plan.save + ": is a folder; give a file name, e.g. " +
+                  (std::filesystem::path(plan.save) / "model.safetensors").string());
     try {
       check_writable(plan.save);
     } catch (const Error& e) {
@@ -145,6 +157,7 @@ int cmd_train(const std::vector<std::string>& argv) {
               config.model.c_str(), config.cell.c_str(), config.bidirectional ? ", bidirectional" : "",
               static_cast<long long>(model.num_parameters()), task->name().c_str(),
               static_cast<long long>(opt.steps), static_cast<long long>(opt.batch));
+  if (save.empty()) std::printf("no --save FILE: the trained model will be discarded when heed exits\n");
   std::fflush(stdout);
   Reporter reporter(opt.steps);
   // Test hook (tests/reliability_test.cpp): HEED_TEST_NAN_AFTER_STEP=k turns one weight into NaN

@@ -1,6 +1,7 @@
 #include "viz/svg.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -86,6 +87,19 @@ std::string label(const std::string& token) {
   return xml_escape(token.substr(0, i)) + "…";
 }
 
+// Punctuation alone ("," "." "?") is a speck at the label size: such labels are drawn larger
+// and bold, so a sentence's commas and full stops can be read and told apart.
+bool punctuation_only(const std::string& token) {
+  if (token.empty()) return false;
+  for (char c : token)
+    if (!std::ispunct(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+std::string label_attributes(const std::string& token) {
+  return punctuation_only(token) ? " font-size=\"20\" font-weight=\"bold\"" : "";
+}
+
 real text_width(const std::string& token) {
   return static_cast<real>(std::min(code_points(token), kMaxLabel)) * kCharW;
 }
@@ -99,9 +113,11 @@ std::string heatmap(const std::vector<std::string>& source, const std::vector<st
   for (const auto& t : output) out_width = std::max(out_width, text_width(t));
 
   const real S = static_cast<real>(source.size()), T = static_cast<real>(output.size());
-  // The title (HTML has its own heading), then the source labels rising at 45 degrees.
-  const real top = (for_html ? 8 : 44) + src_width * kCos45 + kFont;
-  const real left = 16 + out_width + 10;
+  // The title (HTML has its own heading), the axis caption "source", then the source labels
+  // rising at 45 degrees; the caption "output" runs up the left edge.
+  const real caption_y = (for_html ? 8 : 44) + kFont;
+  const real top = caption_y + 6 + src_width * kCos45 + kFont;
+  const real left = 16 + 20 + out_width + 10;
   const real grid_w = S * kCell, grid_h = T * kCell;
   const real bar_x = left + grid_w + 28, bar_h = std::max<real>(grid_h, 120);
   real width = bar_x + 14 + 40;
@@ -122,18 +138,25 @@ std::string heatmap(const std::vector<std::string>& source, const std::vector<st
          xml_escape(title) + "</text>\n";
   }
 
+  o += "<g class=\"axis-captions\" fill=\"#555\" font-style=\"italic\" text-anchor=\"middle\">\n";
+  o += "<text x=\"" + num(left + grid_w / 2) + "\" y=\"" + num(caption_y) + "\">source</text>\n";
+  o += "<text transform=\"translate(" + num(16 + kFont) + " " + num(top + grid_h / 2) +
+       ") rotate(-90)\">output</text>\n";
+  o += "</g>\n";
   o += "<g class=\"source-labels\" fill=\"#222\">\n";
   for (std::size_t s = 0; s < source.size(); ++s) {
     // The glyphs of a rotated line sit up and to the left of its baseline: nudge it right.
     real x = left + (s + 0.5) * kCell + 4, y = top - 6;
     o += "<text class=\"src\" data-col=\"" + std::to_string(s) + "\" transform=\"translate(" +
-         num(x) + " " + num(y) + ") rotate(-45)\">" + label(source[s]) + "</text>\n";
+         num(x) + " " + num(y) + ") rotate(-45)\"" + label_attributes(source[s]) + ">" + label(source[s]) +
+         "</text>\n";
   }
   o += "</g>\n<g class=\"output-labels\" fill=\"#222\" text-anchor=\"end\">\n";
   for (std::size_t t = 0; t < output.size(); ++t) {
     o += "<text class=\"out\" data-row=\"" + std::to_string(t) + "\"" +
          (for_html ? " tabindex=\"0\"" : "") + " x=\"" + num(left - 8) + "\" y=\"" +
-         num(top + (t + 0.5) * kCell) + "\" dy=\"0.35em\">" + label(output[t]) + "</text>\n";
+         num(top + (t + 0.5) * kCell) + "\" dy=\"0.35em\"" + label_attributes(output[t]) + ">" + label(output[t]) +
+         "</text>\n";
   }
   o += "</g>\n<g class=\"cells\" stroke=\"#ffffff\" stroke-width=\"1\">\n";
   for (std::size_t t = 0; t < output.size(); ++t) {

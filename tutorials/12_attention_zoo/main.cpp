@@ -1,4 +1,4 @@
-// Chapter 12: the attention zoo. Every score function of TASKS.md trained side by side on reverse
+// Chapter 12: the attention zoo. Every score function of docs/models.md trained side by side on reverse
 // with one small budget; then self-attention and multi-head attention as layers, and the small
 // encoder-only tagger that learns the histogram task, with one head's weights as a heatmap.
 // Arguments: `--quick` (a tiny budget) and section names (zoo, layers, tagger) to run only those.

@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+"""Time a training step of heed's models in PyTorch, the way `heed bench` times heed's.
+
+A step is forward with teacher forcing, loss, backward, gradient-norm clip at 1.0 and one Adam
+update, on one fixed batch of the reverse task with every source --len long (docs/models.md,
+configurations S and M). After --warmup untimed steps, each of --steps steps is timed alone;
+the median and the 10th and 90th percentiles are reported, as heed bench does.
+
+Memory, the same way on both sides: the growth of the peak resident set over the process after
+start-up (importing torch) and model construction, through the optimiser's creation and every
+step (the peak is reset through /proc/self/clear_refs, Linux 4.0 and later).
+
+    /usr/bin/python3 bench_step.py --config M --model additive --dtype float32
+
+The last line of stdout is one JSON object.
+"""
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+
+CONFIGS = {"S": dict(E=32, H=64, B=32, L=10), "M": dict(E=64, H=256, B=64, L=30)}
+V = 10
+
+
+def status_kb(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return float(line.split()[1])
+    return -1.0
+
+
+def reset_peak_rss():
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def blas_library():
+    """The BLAS shared library this process loaded (from /proc/self/maps)."""
+    with open("/proc/self/maps") as f:
+        for line in f:
+            path = line.split()[-1]
+            name = os.path.basename(path)
+            if name.startswith(("libblas", "libopenblas", "libblis", "libmkl_rt")):
+                return os.path.realpath(path)
+    return "unknown"
+
+
+def percentile(xs, q):
+    xs = sorted(xs)
+    k = (len(xs) - 1) * q
+    lo = int(k)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--config", choices=CONFIGS, default="S")
+    p.add_argument("--model", default="additive")
+    p.add_argument("--cell", choices=("gru", "lstm", "rnn"), default="gru")
+    p.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=3)
+    a = p.parse_args()
+
+    import torch
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from models import NUM_SPECIALS, Seq2Seq, make_optimizer, matmul_flops_forward, reverse_batch, train_step
+
+    torch.set_num_threads(a.threads)
+    torch.set_default_dtype(getattr(torch, a.dtype))
+    c = CONFIGS[a.config]
+    B, L, E, H = c["B"], c["L"], c["E"], c["H"]
+    torch.manual_seed(0)
+    model = Seq2Seq(a.model, V + NUM_SPECIALS, V + NUM_SPECIALS, E, H, cell=a.cell, max_src_len=L)
+    batch = reverse_batch(V, B, L, torch.Generator().manual_seed(1))
+    base_kb = status_kb("VmRSS")
+    peak_reset = reset_peak_rss()
+    optimizer = make_optimizer(model)
+
+    # Wall time is the figure to compare; the thread's CPU time is reported beside it, as heed
+    # bench does, because on a shared machine the wall clock also counts other processes' turns.
+    ms, cpu_ms = [], []
+    for i in range(a.warmup + a.steps):
+        c0 = time.thread_time()
+        t0 = time.perf_counter()
+        train_step(model, optimizer, batch)
+        t1 = time.perf_counter()
+        c1 = time.thread_time()
+        if i >= a.warmup:
+            ms.append((t1 - t0) * 1e3)
+            cpu_ms.append((c1 - c0) * 1e3)
+
+    hwm_kb = status_kb("VmHWM") if peak_reset else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    median = percentile(ms, 0.5)
+    tokens = B * (L + 1)
+    flops = 3 * matmul_flops_forward(a.model, a.cell, E, H, B, L, V + NUM_SPECIALS, max_src_len=L)
+    out = {
+        "model": a.model, "cell": a.cell, "dtype": a.dtype, "threads": a.threads,
+        "embed": E, "hidden": H, "batch": B, "len": L,
+        "ms_per_step": median, "ms_p10": percentile(ms, 0.1), "ms_p90": percentile(ms, 0.9),
+        "cpu_ms_per_step": percentile(cpu_ms, 0.5),
+        "tokens_per_second": tokens / (median / 1e3), "gflops_per_second": flops / (median / 1e3) / 1e9,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "step_peak_mb": max(0.0, hwm_kb - base_kb) / 1024,
+        "torch": torch.__version__, "blas": blas_library(),
+    }
+    print(f"{a.model:9s} {a.dtype} E {E} H {H} batch {B} len {L}: {median:8.2f} ms/step "
+          f"[p10 {out['ms_p10']:.2f}, p90 {out['ms_p90']:.2f}] (cpu {out['cpu_ms_per_step']:.2f})  {out['tokens_per_second']:9.0f} tokens/s  "
+          f"{out['gflops_per_second']:6.2f} GFLOP/s  peak RSS {out['peak_rss_mb']:.0f} MB "
+          f"(steps +{out['step_peak_mb']:.1f} MB)  BLAS {out['blas']}")
+    print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""heed's sequence-to-sequence models, built from stock PyTorch modules.
+
+The same models as heed's models/seq2seq.h, with the equations of docs/models.md: separate
+source and target embeddings, a one-layer recurrent encoder (nn.GRU, nn.LSTM or nn.RNN,
+optionally bidirectional), a decoder cell (nn.GRUCell, nn.LSTMCell or nn.RNNCell) started from
+the encoder's state at the last real source position, and one of seven decoders:
+
+    plain     s_t = cell(emb(y_{t-1}), s_{t-1});             logits = W_out s_t + b
+    additive  e_ti = v^T tanh(W1 h_i + W2 s_{t-1});           s_t = cell([emb(y_{t-1}); c_t], s_{t-1})
+              logits = W_out [s_t; c_t] + b                   (Bahdanau et al. 2014)
+    general   s_t = cell(emb(y_{t-1}), s_{t-1}); e_ti = s_t^T W h_i
+              h~_t = tanh(W_c [c_t; s_t]);                    logits = W_out h~_t + b   (Luong et al. 2015)
+    dot       e_ti = s_t^T h_i          scaled  e_ti = s_t^T h_i / sqrt(H)
+    cosine    e_ti = beta cos(s_t, h_i) location e_t = (W_a s_t)[:S]
+
+Import it as a library (`from models import Seq2Seq, train_step`) or run bench_step.py.
+Parameter names mirror heed's where the modules allow; heed_name() maps the rest (the encoder,
+whose nn.GRU names its tensors weight_ih_l0 where heed says cell.weight_ih).
+"""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+PAD, BOS, EOS = 0, 1, 2
+NUM_SPECIALS = 3
+MODELS = ("plain", "additive", "general", "dot", "scaled", "cosine", "location")
+LUONG = ("general", "dot", "scaled", "cosine", "location")
+CELLS = {"gru": (nn.GRU, nn.GRUCell, 3), "lstm": (nn.LSTM, nn.LSTMCell, 4), "rnn": (nn.RNN, nn.RNNCell, 1)}
+
+
+class AdditiveScore(nn.Module):
+    """e_i = v^T tanh(W1 h_i + W2 s), no biases; W1 h_i once per batch (prepare)."""
+
+    def __init__(self, query_size, key_size, attention_size):
+        super().__init__()
+        self.W1 = nn.Linear(key_size, attention_size, bias=False)
+        self.W2 = nn.Linear(query_size, attention_size, bias=False)
+        bound = 1 / math.sqrt(attention_size)  # as a Linear(A, 1) would start
+        self.v = nn.Parameter(torch.empty(attention_size).uniform_(-bound, bound))
+
+    def prepare(self, keys):  # (B, S, D) -> (B, S, A)
+        return self.W1(keys)
+
+    def forward(self, query, prepared):  # (B, H), (B, S, A) -> (B, S)
+        return torch.tanh(prepared + self.W2(query).unsqueeze(1)) @ self.v
+
+
+class GeneralScore(nn.Module):
+    """e_i = s^T W h_i, no bias; W h_i once per batch."""
+
+    def __init__(self, query_size, key_size):
+        super().__init__()
+        self.W = nn.Linear(key_size, query_size, bias=False)
+
+    def prepare(self, keys):  # (B, S, D) -> (B, S, H)
+        return self.W(keys)
+
+    def forward(self, query, prepared):  # (B, H), (B, S, H) -> (B, S)
+        return torch.bmm(prepared, query.unsqueeze(2)).squeeze(2)
+
+
+class DotScore(nn.Module):
+    """e_i = s^T h_i, divided by sqrt(H) when scaled."""
+
+    def __init__(self, scaled):
+        super().__init__()
+        self.scaled = scaled
+
+    def prepare(self, keys):
+        return keys
+
+    def forward(self, query, prepared):
+        e = torch.bmm(prepared, query.unsqueeze(2)).squeeze(2)
+        return e / math.sqrt(query.shape[1]) if self.scaled else e
+
+
+def _normalize(x):  # x / |x| on the last axis, |x| = sqrt(sum x^2 + 1e-16) as heed
+    return x / torch.sqrt((x * x).sum(-1, keepdim=True) + 1e-16)
+
+
+class CosineScore(nn.Module):
+    """e_i = beta cos(s, h_i), beta one learned scalar starting at 1."""
+
+    def __init__(self):
+        super().__init__()
+        self.beta = nn.Parameter(torch.ones(1))
+
+    def prepare(self, keys):
+        return _normalize(keys)
+
+    def forward(self, query, prepared):
+        return torch.bmm(prepared, _normalize(query).unsqueeze(2)).squeeze(2) * self.beta
+
+
+class LocationScore(nn.Module):
+    """e = (W_a s)[:S]: scores of positions, reading no key."""
+
+    def __init__(self, query_size, max_positions):
+        super().__init__()
+        self.W_a = nn.Linear(query_size, max_positions, bias=False)
+
+    def prepare(self, keys):
+        return keys
+
+    def forward(self, query, prepared):
+        S = prepared.shape[1]
+        if S > self.W_a.out_features:
+            raise ValueError(f"location attention: source length {S} exceeds {self.W_a.out_features} positions")
+        return self.W_a(query)[:, :S]
+
+
+def make_score(kind, H, D, max_src_len):
+    if kind == "additive":
+        return AdditiveScore(H, D, H)
+    if kind == "general":
+        return GeneralScore(H, D)
+    if kind in ("dot", "scaled", "cosine") and D != H:
+        raise ValueError(f"{kind} attention compares states of sizes {H} and {D}; they must be equal")
+    if kind in ("dot", "scaled"):
+        return DotScore(kind == "scaled")
+    if kind == "cosine":
+        return CosineScore()
+    if kind == "location":
+        return LocationScore(H, max_src_len)
+    raise ValueError(f"unknown score {kind!r}")
+
+
+class Seq2Seq(nn.Module):
+    """One of heed's seven models. Batches are (src (B, S), lengths (B), tgt_in (B, T)) of ids."""
+
+    def __init__(self, model, src_vocab, tgt_vocab, embed, hidden, cell="gru", bidirectional=False,
+                 max_src_len=64):
+        super().__init__()
+        if model not in MODELS:
+            raise ValueError(f"unknown model {model!r} (choose {', '.join(MODELS)})")
+        rnn, rnn_cell, _ = CELLS[cell]
+        self.kind, self.cell_kind, self.hidden = model, cell, hidden
+        D = 2 * hidden if bidirectional else hidden
+        self.src_embed = nn.Embedding(src_vocab, embed, padding_idx=PAD)
+        self.tgt_embed = nn.Embedding(tgt_vocab, embed, padding_idx=PAD)
+        self.encoder = rnn(embed, hidden, batch_first=True, bidirectional=bidirectional)
+        self.bridge = nn.Linear(D, hidden) if bidirectional else None
+        self.decoder = rnn_cell(embed + (D if model == "additive" else 0), hidden)
+        self.attention = make_score(model, hidden, D, max_src_len) if model != "plain" else None
+        self.combine = nn.Linear(D + hidden, hidden, bias=False) if model in LUONG else None
+        self.out = nn.Linear(hidden + D if model == "additive" else hidden, tgt_vocab)
+
+    def encode(self, src, lengths):
+        """-> states h (B, S, D), zero at padding; the decoder's first state; the mask (B, S)."""
+        B, S = src.shape
+        x = self.src_embed(src)  # (B, S, E)
+        lengths_t = torch.as_tensor(lengths)
+        if bool((lengths_t == S).all()):
+            states, last = self.encoder(x)
+        else:  # packing runs each sequence to its own last position, as heed's mask does
+            packed = nn.utils.rnn.pack_padded_sequence(x, lengths_t, batch_first=True, enforce_sorted=False)
+            states, last = self.encoder(packed)
+            states, _ = nn.utils.rnn.pad_packed_sequence(states, batch_first=True, total_length=S)
+        h = last[0] if self.cell_kind == "lstm" else last  # (directions, B, H)
+        if self.bridge is not None:  # s_0 = tanh(bridge [h_fwd; h_bwd]); an LSTM's memory starts at zero
+            s = torch.tanh(self.bridge(torch.cat([h[0], h[1]], 1)))
+            state = (s, torch.zeros_like(s)) if self.cell_kind == "lstm" else s
+        else:
+            state = (last[0][0], last[1][0]) if self.cell_kind == "lstm" else last[0]
+        mask = torch.arange(S).unsqueeze(0) < lengths_t.unsqueeze(1)  # (B, S)
+        return states, state, mask
+
+    def step(self, y_prev, state, states, keys, mask):
+        """One decoder step: -> (what W_out reads (B, .), new state, attention weights (B, S) or None)."""
+        y = self.tgt_embed(y_prev)  # (B, E)
+        h_of = (lambda st: st[0]) if self.cell_kind == "lstm" else (lambda st: st)
+        if self.kind == "plain":
+            state = self.decoder(y, state)
+            return h_of(state), state, None
+        if self.kind == "additive":  # attends with s_{t-1}
+            w = self._weights(self.attention(h_of(state), keys), mask)
+            c = torch.bmm(w.unsqueeze(1), states).squeeze(1)  # (B, D)
+            state = self.decoder(torch.cat([y, c], 1), state)
+            return torch.cat([h_of(state), c], 1), state, w
+        state = self.decoder(y, state)  # Luong: attends with s_t
+        s = h_of(state)
+        w = self._weights(self.attention(s, keys), mask)
+        c = torch.bmm(w.unsqueeze(1), states).squeeze(1)
+        return torch.tanh(self.combine(torch.cat([c, s], 1))), state, w
+
+    @staticmethod
+    def _weights(scores, mask):  # softmax over the real positions; exactly 0 at padding
+        return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=1)
+
+    def forward(self, src, lengths, tgt_in):
+        """Teacher-forced logits (B, T, V)."""
+        states, state, mask = self.encode(src, lengths)
+        keys = self.attention.prepare(states) if self.attention is not None else None
+        outs = []
+        for t in range(tgt_in.shape[1]):
+            o, state, _ = self.step(tgt_in[:, t], state, states, keys, mask)
+            outs.append(o)
+        return self.out(torch.stack(outs, 1))  # one product for every step
+
+    def loss(self, src, lengths, tgt_in, tgt_out):
+        """Cross-entropy averaged over the non-PAD target tokens."""
+        logits = self.forward(src, lengths, tgt_in)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1), ignore_index=PAD)
+
+
+def make_optimizer(model, lr=3e-3):
+    return torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.999), eps=1e-8)
+
+
+def train_step(model, optimizer, batch, clip=1.0):
+    """Forward with teacher forcing, loss, backward, gradient-norm clip, Adam: heed bench's step."""
+    loss = model.loss(*batch)
+    optimizer.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+    optimizer.step()
+    return loss.item()
+
+
+def reverse_batch(V, B, L, generator):
+    """A batch of the reverse task, every source L symbols: (src, lengths, tgt_in, tgt_out)."""
+    src = torch.randint(0, V, (B, L), generator=generator) + NUM_SPECIALS
+    tgt = src.flip(1)
+    bos = torch.full((B, 1), BOS)
+    eos = torch.full((B, 1), EOS)
+    return src, [L] * B, torch.cat([bos, tgt], 1), torch.cat([tgt, eos], 1)
+
+
+def matmul_flops_forward(kind, cell, E, H, B, S, V, bidirectional=False, max_src_len=64):
+    """Matrix-product FLOPs (2 m n k each) of one teacher-forced forward pass, counted as heed
+    bench counts them (tools/bench_cmd.cpp); a training step is taken as 3x this."""
+    G = CELLS[cell][2]
+    T = S + 1
+    D = (2 if bidirectional else 1) * H
+    f = 2 * B * S * E * G * H * (D / H) + 2 * B * S * H * G * H * (D / H)  # encoder
+    din = E + D if kind == "additive" else E
+    f += 2 * B * T * din * G * H + 2 * B * T * H * G * H  # decoder cell
+    if kind == "plain":
+        return f + 2 * B * T * H * V
+    if kind == "additive":  # W1 keys, W2 query, v, context, out
+        return f + 2 * B * S * D * H + 2 * B * T * H * H + 2 * B * T * S * H + 2 * B * T * S * D + 2 * B * T * (H + D) * V
+    if kind == "general":
+        f += 2 * B * S * D * H
+    f += 2 * B * T * H * max_src_len if kind == "location" else 2 * B * T * S * H  # scores
+    return f + 2 * B * T * S * D + 2 * B * T * (D + H) * H + 2 * B * T * H * V  # context, W_c, out
+
+
+def heed_name(name):
+    """The name heed gives a parameter of this module (heed's checkpoints use these names)."""
+    if name.startswith("encoder."):
+        rest = name[len("encoder."):]  # weight_ih_l0, bias_hh_l0_reverse
+        reverse = rest.endswith("_reverse")
+        base = rest[: -len("_reverse")] if reverse else rest
+        base = base[: -len("_l0")] if base.endswith("_l0") else base
+        return "encoder." + ("cell_reverse." if reverse else "cell.") + base
+    return name
+
+
+def num_parameters(model):
+    return sum(p.numel() for p in model.parameters())

@@ -1,0 +1,170 @@
+// The repository stands alone: every relative link in every Markdown file resolves to a file
+// of the repository (and, with #anchor, to one of its headings, as GitHub names them), and
+// no file points at the engineers' folder beside the repository. Runs from the repository
+// root, as make test does; the file list is git's when this is a clone, else the tree.
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "doctest/doctest.h"
+#include "tests/heed_cli.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Files of the repository: `git ls-files` when it works, else every file outside build/ and .git/.
+std::vector<std::string> repository_files() {
+  std::vector<std::string> files;
+  if (FILE* p = popen("git ls-files 2>/dev/null", "r")) {
+    char line[4096];
+    while (std::fgets(line, sizeof line, p)) {
+      std::string s(line);
+      while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+      if (!s.empty() && fs::is_regular_file(s)) files.push_back(s);
+    }
+    pclose(p);
+  }
+  if (!files.empty()) return files;
+  for (auto it = fs::recursive_directory_iterator("."); it != fs::recursive_directory_iterator(); ++it) {
+    std::string name = it->path().filename().string();
+    if (it->is_directory() && (name == "build" || name == ".git" || name.rfind("build-", 0) == 0)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file()) files.push_back(it->path().lexically_normal().string());
+  }
+  return files;
+}
+
+// Markdown without fenced blocks and inline code spans, where [x](y) is not a link.
+std::string prose_only(const std::string& md) {
+  std::string out;
+  bool fenced = false;
+  size_t pos = 0;
+  while (pos < md.size()) {
+    size_t end = md.find('\n', pos);
+    if (end == std::string::npos) end = md.size();
+    std::string line = md.substr(pos, end - pos);
+    pos = end + 1;
+    size_t first = line.find_first_not_of(' ');
+    if (first != std::string::npos && line.compare(first, 3, "```") == 0) {
+      fenced = !fenced;
+      out += '\n';
+      continue;
+    }
+    if (fenced) {
+      out += '\n';
+      continue;
+    }
+    bool code = false;
+    for (char c : line) {
+      if (c == '`') code = !code;
+      else if (!code) out += c;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+// GitHub's anchor of a heading: lower case, punctuation dropped (not - and _), spaces to -.
+std::string slug(const std::string& heading) {
+  std::string s;
+  for (unsigned char c : heading) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c >= 0x80) s += static_cast<char>(std::tolower(c));
+    else if (c == ' ') s += '-';
+  }
+  return s;
+}
+
+// The anchors of a Markdown file's headings (duplicates numbered -1, -2, ... as GitHub does).
+std::set<std::string> anchors(const std::string& md) {
+  std::set<std::string> out;
+  bool fenced = false;
+  size_t pos = 0;
+  while (pos < md.size()) {
+    size_t end = md.find('\n', pos);
+    if (end == std::string::npos) end = md.size();
+    std::string line = md.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.rfind("```", 0) == 0) fenced = !fenced;
+    if (fenced || line.empty() || line[0] != '#') continue;
+    size_t text = line.find_first_not_of('#');
+    if (text == std::string::npos || line[text] != ' ') continue;
+    std::string a = slug(line.substr(text + 1));
+    std::string unique = a;
+    for (int n = 1; out.count(unique); ++n) unique = a + "-" + std::to_string(n);
+    out.insert(unique);
+  }
+  return out;
+}
+
+struct Link {
+  std::string target;
+  int line;
+};
+
+// Inline links and images: [text](target) and ![alt](target), target up to a space or ')'.
+std::vector<Link> links(const std::string& prose) {
+  std::vector<Link> out;
+  int line = 1;
+  for (size_t i = 0; i + 1 < prose.size(); ++i) {
+    if (prose[i] == '\n') ++line;
+    if (prose[i] != ']' || prose[i + 1] != '(') continue;
+    size_t end = prose.find_first_of(") \n", i + 2);
+    if (end == std::string::npos) continue;
+    out.push_back({prose.substr(i + 2, end - i - 2), line});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("docs") {
+  TEST_CASE("every relative link in every Markdown file resolves, anchors included") {
+    std::vector<std::string> files = repository_files();
+    int checked = 0;
+    for (const std::string& file : files) {
+      if (fs::path(file).extension() != ".md") continue;
+      const std::string md = heed::slurp(file);
+      for (const Link& link : links(prose_only(md))) {
+        const std::string& t = link.target;
+        if (t.empty() || t.find("://") != std::string::npos || t.rfind("mailto:", 0) == 0) continue;
+        size_t hash = t.find('#');
+        std::string path = t.substr(0, hash), anchor = hash == std::string::npos ? "" : t.substr(hash + 1);
+        fs::path resolved = path.empty() ? fs::path(file) : (fs::path(file).parent_path() / path).lexically_normal();
+        INFO(file << ":" << link.line << ": link " << t);
+        ++checked;
+        const bool inside = !resolved.empty() && resolved.begin()->string() != "..";
+        CHECK_MESSAGE(inside, "points outside the repository");
+        if (!inside) continue;
+        const bool exists = fs::exists(resolved);
+        CHECK_MESSAGE(exists, resolved.string() << " does not exist");
+        if (exists && !anchor.empty() && resolved.extension() == ".md")
+          CHECK_MESSAGE(anchors(heed::slurp(resolved.string())).count(anchor) == 1,
+                        resolved.string() << " has no heading #" << anchor);
+      }
+    }
+    CHECK(checked > 20);  // the README and the chapters link to each other
+  }
+
+  TEST_CASE("no file points at a folder beside the repository") {
+    const std::string outside = std::string("../") + "shared";  // split, so this file does not match itself
+    for (const std::string& file : repository_files()) {
+      const std::string text = heed::slurp(file);
+      size_t at = text.find(outside);
+      INFO(file);
+      CHECK_MESSAGE(at == std::string::npos, file << " mentions " << outside << " at byte " << at);
+    }
+  }
+
+  TEST_CASE("the anchor of a heading is GitHub's") {
+    CHECK(slug("Tasks (`models/tasks.h`, `models/translate.h`)") == "tasks-modelstasksh-modelstranslateh");
+    CHECK(slug("Metrics (`models/train.cpp`: `score_batch`)") == "metrics-modelstraincpp-score_batch");
+    CHECK(anchors("# A\n## A\n```\n# not a heading\n```\n") == std::set<std::string>{"a", "a-1"});
+    CHECK(links(prose_only("see [x](a.md#b) and `[y](z)`\n```\n[w](v)\n```\n")).size() == 1);
+  }
+}
