@@ -23,31 +23,46 @@ std::map<std::string, std::string> checkpoint_metadata(const ModelConfig& config
   return meta;
 }
 
+namespace {
+
+std::string meta_get(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key) {
+  auto it = meta.find(key);
+  if (it == meta.end())
+    throw Error("load " + path + ": not a heed model checkpoint (its metadata has no '" + key + "')");
+  return it->second;
+}
+
+int64_t meta_integer(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key) {
+  try {
+    return std::stoll(meta_get(path, meta, key));
+  } catch (const std::logic_error&) {
+    throw Error("load " + path + ": metadata '" + key + "' is not a number");
+  }
+}
+
+}  // namespace
+
+ModelConfig checkpoint_config(const std::string& path, const std::map<std::string, std::string>& metadata) {
+  std::string format = meta_get(path, metadata, "format");
+  if (format != kFormat)
+    throw Error("load " + path + ": format '" + format + "' is not " + kFormat);
+  return ModelConfig::from_metadata(metadata);
+}
+
+std::unique_ptr<Task> checkpoint_task(const std::string& path, const std::map<std::string, std::string>& metadata) {
+  std::string task = meta_get(path, metadata, "task");
+  int64_t vocab = task == "translate" ? 0 : meta_integer(path, metadata, "vocab");
+  return make_task(task, vocab, meta_integer(path, metadata, "min_len"), meta_integer(path, metadata, "max_len"));
+}
+
 LoadedModel load_model(const std::string& path) {
   LoadedModel out;
   out.metadata = read_checkpoint_metadata(path);
-  auto get = [&](const std::string& key) -> std::string {
-    auto it = out.metadata.find(key);
-    if (it == out.metadata.end())
-      throw Error("load " + path + ": not a heed model checkpoint (its metadata has no '" + key + "')");
-    return it->second;
-  };
-  if (get("format") != kFormat)
-    throw Error("load " + path + ": format '" + get("format") + "' is not " + kFormat);
-  ModelConfig config = ModelConfig::from_metadata(out.metadata);
-  auto integer = [&](const std::string& key) -> int64_t {
-    try {
-      return std::stoll(get(key));
-    } catch (const std::logic_error&) {
-      throw Error("load " + path + ": metadata '" + key + "' is not a number");
-    }
-  };
-  std::string task = get("task");
-  int64_t vocab = task == "translate" ? 0 : integer("vocab");
-  out.task = make_task(task, vocab, integer("min_len"), integer("max_len"));
+  ModelConfig config = checkpoint_config(path, out.metadata);
+  out.task = checkpoint_task(path, out.metadata);
   if (out.task->src_vocab().size() != config.src_vocab || out.task->tgt_vocab().size() != config.tgt_vocab)
     throw Error("load " + path + ": the model's vocabularies (" + std::to_string(config.src_vocab) + ", " +
-                std::to_string(config.tgt_vocab) + ") do not fit task " + task);
+                std::to_string(config.tgt_vocab) + ") do not fit task " + out.task->name());
   // A file too small for the model its metadata describes is refused before the model is
   // built: lying metadata must not make heed allocate (F16, the narrowest type, is 2 bytes).
   std::error_code ec;
@@ -57,7 +72,7 @@ LoadedModel load_model(const std::string& path) {
                 " parameters, more than its " + std::to_string(bytes) + " bytes can hold");
   Generator gen(0);  // the weights are about to be replaced
   out.model = std::make_unique<Seq2Seq>(config, gen);
-  load_checkpoint(*out.model, path);
+  load_checkpoint(*out.model, path, &out.training);
   return out;
 }
 
