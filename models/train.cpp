@@ -45,7 +45,7 @@ void check_step_memory(const ModelConfig& config, int64_t batch, int64_t max_len
 namespace {
 
 void validate(const TrainOptions& opt) {
-  if (opt.steps < 1) throw Error("train: --steps is " + std::to_string(opt.steps) + ", must be at least 1");
+  if (opt.steps < 0) throw Error("train: --steps is " + std::to_string(opt.steps) + ", must be at least 0");
   if (opt.batch < 1) throw Error("train: --batch is " + std::to_string(opt.batch) + ", must be at least 1");
   if (!(opt.lr > 0) || !std::isfinite(opt.lr)) throw Error("train: --lr must be a positive number");
   if (!(opt.clip >= 0) || !std::isfinite(opt.clip)) throw Error("train: --clip must be zero or positive");

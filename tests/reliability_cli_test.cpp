@@ -75,7 +75,7 @@ TEST_SUITE("reliability") {
         // Flags and values.
         {"train --steps", "heed train: --steps needs a value"},
         {"train --task=", "heed train: --task needs a value"},
-        {"train --steps 0", "--steps: 0 is out of range [1, 100000000]"},
+        {"train --steps -1", "--steps: -1 is out of range [0, 100000000]"},
         {"train --steps -5", "--steps: -5 is out of range"},
         {"train --steps ten", "--steps: 'ten' is not a whole number"},
         {"train --steps 1.5", "--steps: '1.5' is not a whole number"},

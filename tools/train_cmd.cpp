@@ -213,7 +213,7 @@ int cmd_train(const std::vector<std::string>& argv) {
                            {"cell", config.cell},
                            {"steps", opt.steps},
                            {"seconds", r.seconds},
-                           {"loss", loss},
+                           {"loss", std::isnan(loss) ? Json() : Json(loss)},  // null: no step taken
                            {"exact", acc.exact()},
                            {"token", acc.token()},
                            {"tokens_per_second", tokens_per_second}});
