@@ -119,7 +119,7 @@ TEST_SUITE("reliability") {
         {"eval --load " + s.path("truncated.safetensors"), "bytes that follow the size field"},
         {"eval --load " + s.path("cut-in-data.safetensors"), "run past the end of the"},
         {"eval --load " + s.path("not-heed.safetensors"), "not a heed model checkpoint (its metadata has no 'format')"},
-        {"eval --load " + s.path("old-format.safetensors"), "format 'heed-seq2seq-0' is not heed-seq2seq-1"},
+        {"eval --load " + s.path("old-format.safetensors"), "format 'heed-seq2seq-0' is not heed-seq2seq-2"},
         {"eval --load " + s.path("other-architecture.safetensors"),
          "the file does not match the module; missing from the file: attention."},
         {"eval --load " + s.path("huge-hidden.safetensors"), "hidden is 100000, must be in [1, 4096]"},

@@ -38,7 +38,9 @@ struct TrainPlan {
 };
 TrainPlan parse_train_flags(const std::vector<std::string>& argv);
 
-// The checkpoint's metadata: the model's configuration plus the task that trained it.
+// The checkpoint's metadata: the model's configuration plus the task that trained it, with
+// both vocabularies as "src_tokens" and "tgt_tokens": every token by id, separated by single
+// spaces ("<pad> <bos> <eos> ich habe ..."), so any safetensors reader gets the words back.
 std::map<std::string, std::string> checkpoint_metadata(const ModelConfig& config, const Task& task,
                                                        const std::map<std::string, std::string>& extra);
 
@@ -47,11 +49,16 @@ struct LoadedModel {
   std::unique_ptr<Task> task;
   std::unique_ptr<Seq2Seq> model;
   std::vector<NamedTensor> training;  // the training state's tensors (kTrainingPrefix), if any
+  Vocab src_vocab, tgt_vocab;  // the file's vocabularies (what predict reads and prints)
 };
 
 // Reads a checkpoint written by `heed train --save`, rebuilds its task and model and loads the
-// weights. Errors name the file and what does not fit.
+// weights. Errors name the file and what does not fit; a file of an older format is refused
+// with the change that made it old. The vocabularies are the file's (see check_task_vocab).
 LoadedModel load_model(const std::string& path);
+// Throws unless the task rebuilt from the file's metadata has the file's vocabularies, token
+// for token: eval and --resume draw their data from the task.
+void check_task_vocab(const LoadedModel& m, const std::string& path);
 // The model's configuration and task recorded in a checkpoint's metadata, checked; the file's
 // header is read, its tensors are not.
 ModelConfig checkpoint_config(const std::string& path, const std::map<std::string, std::string>& metadata);

@@ -96,8 +96,10 @@ TrainPlan plan_from_checkpoint(const Args& a) {
       throw a.error(std::string(flag) + " cannot be given with --resume: the run continues with the settings " +
                     path + " recorded (only --steps, --save, --checkpoint-every, --weights-only and --json may change)");
   std::map<std::string, std::string> meta;
+  ModelConfig config;
   try {
     meta = read_checkpoint_metadata(path);
+    config = checkpoint_config(path, meta);
   } catch (const Error& e) {
     throw a.error(std::string("--resume: ") + e.what());
   }
@@ -107,7 +109,6 @@ TrainPlan plan_from_checkpoint(const Args& a) {
                   "checkpoint); start a new run from its weights with --load " + path);
   TrainPlan plan;
   plan.resume = path;
-  ModelConfig config = checkpoint_config(path, meta);
   plan.task = checkpoint_task(path, meta);
   plan.config = config;
   plan.seed = meta_int(path, meta, "seed");
@@ -179,6 +180,10 @@ LoadedModel make_run_model(const TrainPlan& plan) {
     return run;
   }
   LoadedModel run = load_model(path);
+  if (!plan.resume.empty()) check_task_vocab(run, path);
+  if (!plan.load.empty() && (run.src_vocab.tokens() != plan.task->src_vocab().tokens() ||
+                             run.tgt_vocab.tokens() != plan.task->tgt_vocab().tokens()))
+    throw Error("train: --load " + path + ": the model's vocabularies are not task " + plan.task->name() + "'s");
   if (run.model->config().to_metadata() != plan.config.to_metadata())
     throw Error("train: " + path + " changed while heed read it");  // its header was read twice
   return run;
