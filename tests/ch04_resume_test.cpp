@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <string>
@@ -204,6 +205,28 @@ TEST_SUITE("ch04_resume") {
     file.metadata["training.data_generator"] = "0 0 0 0 -";
     write_safetensors(s.path("bad-generator.st"), file.tensors, file.metadata);
 
+    // One change to a copy of f: a metadata entry, or the tensors.
+    auto edited = [&](const std::string& name, const std::string& key, const std::string& value,
+                      const std::function<void(std::vector<NamedTensor>&)>& tensors = {}) {
+      SafetensorsFile g = read_safetensors(f);
+      if (!key.empty()) g.metadata[key] = value;
+      if (tensors) tensors(g.tensors);
+      write_safetensors(s.path(name), g.tensors, g.metadata);
+      return s.path(name);
+    };
+    const std::string no_moment = edited("no-moment.st", "", "", [](std::vector<NamedTensor>& ts) {
+      std::erase_if(ts, [](const NamedTensor& t) { return t.name == "training.exp_avg.out.bias"; });
+    });
+    const std::string extra = edited("extra.st", "", "", [](std::vector<NamedTensor>& ts) {
+      ts.push_back({"training.exp_avg.nothing", Tensor::zeros({2})});
+    });
+    const std::string beyond = edited("beyond.st", "training.step", "99");
+    const std::string bad_lr = edited("bad-lr.st", "lr", "fast");
+    const std::string few_tokens = edited("few-tokens.st", "tgt_tokens", "<pad> <bos> <eos> 0");
+    const std::string no_specials = edited("no-specials.st", "src_tokens", "a b c 0 1 2 3 4 5 6 7 8 9");
+    const std::string twice = edited("twice.st", "src_tokens", "<pad> <bos> <eos> 0 0 2 3 4 5 6 7 8 9");
+    const std::string renamed = edited("renamed.st", "src_tokens", "<pad> <bos> <eos> a b c d e f g h i j");
+
     struct Bad {
       std::string args, says;
     };
@@ -221,6 +244,17 @@ TEST_SUITE("ch04_resume") {
         {"train --load " + f + " --hidden 16", "--hidden 16 differs from the model in"},
         {"train --load " + f + " --vocab 4", "vocabularies of 7 and 7 tokens, the model reads 13 and 13"},
         {"train --load " + w + " --model plain", "--model plain differs from the model in"},
+        {"train --load " + w + " --bidirectional", "--bidirectional differs from the model in"},
+        {"train --load " + w + " --max-len 100", "sources of up to 100 tokens are longer than the 64 the model reads"},
+        {"train --load " + renamed, "the model's vocabularies are not task reverse's"},
+        {"train --resume " + no_moment, "the training state has no tensor training.exp_avg.out.bias"},
+        {"train --resume " + extra, "its training state holds tensors this model has no parameter for"},
+        {"train --resume " + beyond, "it records step 99 of a 6-step run"},
+        {"train --resume " + bad_lr, "metadata 'lr' is 'fast', not a number >= 0"},
+        {"train --resume " + few_tokens, "metadata 'tgt_tokens' holds 4 tokens; the model's vocabulary has 13"},
+        {"train --resume " + no_specials, "metadata 'src_tokens' must start with <pad> <bos> <eos>"},
+        {"train --resume " + twice, "word '0' appears twice"},
+        {"train --resume " + renamed, "the file's vocabularies differ from those of this heed's task reverse"},
     };
     const std::vector<std::string> before = listing(s);
     const std::string before_f = slurp(f);
