@@ -51,52 +51,87 @@ std::vector<std::string> listing(const Scratch& s) {
 
 TEST_SUITE("ch04_resume") {
   TEST_CASE("resume: interrupted by SIGINT, SIGTERM and kill -9, resumed, the final checkpoint is byte-identical") {
-    for (const char* model : {"plain", "additive"}) {
-      for (const char* cell : {"gru", "lstm"}) {
-        CAPTURE(model);
-        CAPTURE(cell);
-        Scratch s(std::string("resume-") + model + "-" + cell);
-        const std::string run = "train --model " + std::string(model) + " --cell " + cell + " " + kSmall + " --steps 30";
-        const std::string full = s.path("full.st"), f = s.path("f.st");
-        CliRun whole = s.heed(run + " --save " + full);
-        REQUIRE(whole.status == 0);
-        const std::map<int, std::string> expected = losses_by_step(whole.err);
-        REQUIRE(expected.size() == 30);  // 30 steps: a line each
+    // One leg is one process: it starts the run (the first) or resumes it, and is stopped by
+    // `signal` at the end of step `at`; `every` > 0 adds --checkpoint-every. Each model meets each
+    // signal, at points that differ between the models: the first and the last step included, a
+    // kill just before and just after a periodic save.
+    struct Leg {
+      const char* signal;
+      int at, every;
+    };
+    struct Case {
+      const char *model, *cell;
+      std::vector<Leg> legs;
+    };
+    const std::vector<Case> cases = {
+        {"plain", "gru", {{"INT", 1, 0}, {"TERM", 12, 0}, {"KILL", 20, 4}}},            // killed before the save at 20
+        {"plain", "lstm", {{"KILL", 9, 4}, {"INT", 10, 0}, {"TERM", 11, 0}}},          // resumes at 8
+        {"additive", "gru", {{"INT", 7, 0}, {"TERM", 16, 0}, {"KILL", 23, 5}}},        // resumes at 20
+        {"additive", "lstm", {{"TERM", 3, 0}, {"KILL", 22, 7}, {"INT", 30, 0}}}};      // the last step
+    const int steps = 30;
+    for (const Case& c : cases) {
+      CAPTURE(c.model);
+      CAPTURE(c.cell);
+      Scratch s(std::string("resume-") + c.model + "-" + c.cell);
+      const std::string run = "train --model " + std::string(c.model) + " --cell " + c.cell + " " + kSmall +
+                              " --steps " + std::to_string(steps);
+      const std::string full = s.path("full.st"), f = s.path("f.st");
+      CliRun whole = s.heed(run + " --save " + full);
+      REQUIRE(whole.status == 0);
+      const std::map<int, std::string> expected = losses_by_step(whole.err);
+      REQUIRE(expected.size() == static_cast<size_t>(steps));  // 30 steps: a line each
 
-        // Stopped at step 7 by SIGINT, at 16 by SIGTERM, killed at 23 with the last periodic save at
-        // 20, then run to the end.
-        CliRun a = s.heed(run + " --save " + f, "HEED_TEST_SIGNAL=INT@7");
-        CHECK(a.status == 130);
-        CHECK(a.err.find("heed train: SIGINT at step 7/30; saved to " + f + "; resume with: heed train --resume " + f +
-                         "\n") != std::string::npos);
-        CliRun b = s.heed("train --resume " + f, "HEED_TEST_SIGNAL=TERM@16");
-        CHECK(b.status == 143);
-        CHECK(b.err.find("heed train: SIGTERM at step 16/30; saved to " + f) != std::string::npos);
-        CliRun c = s.heed("train --resume " + f + " --checkpoint-every 5", "HEED_TEST_SIGNAL=KILL@23");
-        CHECK(c.status != 0);
-        CliRun d = s.heed("train --resume " + f);
-        REQUIRE(d.status == 0);
-        CHECK(d.out.find("resuming " + f + " at step 20") != std::string::npos);
-        CHECK(slurp(f) == slurp(full));
-
+      int saved_at = 0, compared = 0, want_compared = 0;  // the step f holds
+      std::vector<CliRun> resumed;
+      for (size_t i = 0; i <= c.legs.size(); ++i) {
+        const bool last = i == c.legs.size();  // the final leg runs to the end
+        std::string args = i == 0 ? run + " --save " + f : "train --resume " + f;
+        std::string env;
+        if (!last) {
+          const Leg& leg = c.legs[i];
+          if (leg.every) args += " --checkpoint-every " + std::to_string(leg.every);
+          env = "HEED_TEST_SIGNAL=" + std::string(leg.signal) + "@" + std::to_string(leg.at);
+        }
+        CAPTURE(args);
+        CAPTURE(env);
+        CliRun r = s.heed(args, env);
+        if (i > 0) CHECK(r.out.find("resuming " + f + " at step " + std::to_string(saved_at)) != std::string::npos);
+        const int end = last ? steps : c.legs[i].at;
+        if (i > 0) want_compared += end - saved_at;
+        if (last) {
+          REQUIRE(r.status == 0);
+        } else if (std::string(c.legs[i].signal) == "KILL") {
+          CHECK((r.status != 0 && r.status != 2));  // killed: no line, no exit status of its own
+          const int every = c.legs[i].every;
+          for (int k = saved_at + 1; k < end; ++k)  // saves come after the step's signal check
+            if (k % every == 0) saved_at = k;
+        } else {
+          const bool is_int = std::string(c.legs[i].signal) == "INT";
+          CHECK(r.status == (is_int ? 130 : 143));
+          CHECK(r.err.find(std::string("heed train: ") + (is_int ? "SIGINT" : "SIGTERM") + " at step " +
+                           std::to_string(end) + "/30; saved to " + f + "; resume with: heed train --resume " + f +
+                           "\n") != std::string::npos);
+          saved_at = end;
+        }
         // Every step a resumed process printed has the uninterrupted run's loss, to the digit.
-        int compared = 0;
-        for (const CliRun* r : {&b, &c, &d}) {
-          for (const auto& [step, loss] : losses_by_step(r->err)) {
+        if (i > 0)
+          for (const auto& [step, loss] : losses_by_step(r.err)) {
             CAPTURE(step);
             CHECK(loss == expected.at(step));
             ++compared;
           }
+        if (last) {
+          CHECK(summary_loss(r.out) == summary_loss(whole.out));
+          auto held_out = [](const std::string& out) {
+            size_t a = out.find("held-out");
+            return out.substr(a, out.find("saved to") - a);
+          };
+          CHECK(held_out(r.out) == held_out(whole.out));
         }
-        CHECK(compared == (16 - 7) + (23 - 16) + (30 - 20));
-        CHECK(summary_loss(d.out) == summary_loss(whole.out));
-        auto held_out = [](const std::string& out) { 
-          size_t a = out.find("held-out");
-          return out.substr(a, out.find("saved to") - a);
-        };
-        CHECK(held_out(d.out) == held_out(whole.out));
-        CHECK(listing(s) == std::vector<std::string>{"f.st", "full.st"});  // no temporary file left
       }
+      CHECK(compared == want_compared);
+      CHECK(slurp(f) == slurp(full));
+      CHECK(listing(s) == std::vector<std::string>{"f.st", "full.st"});  // no temporary file left
     }
   }
 
