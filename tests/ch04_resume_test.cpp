@@ -146,6 +146,14 @@ TEST_SUITE("ch04_resume") {
     CHECK(count_lines(a.err.substr(a.err.find("heed train: SIGINT"))) == 1);
     REQUIRE(s.heed("train --resume " + f).status == 0);
     CHECK(slurp(f) == slurp(full));
+
+    // A SIGINT during a periodic save: the save completes and the run stops at that step.
+    const std::string g = s.path("g.st");
+    CliRun b = s.heed(run + " --checkpoint-every 5 --save " + g, "HEED_TEST_SIGNAL_IN_SAVE=1");
+    CHECK(b.status == 130);
+    CHECK(b.err.find("heed train: SIGINT at step 5/12; saved to " + g) != std::string::npos);
+    REQUIRE(s.heed("train --resume " + g).status == 0);
+    CHECK(slurp(g) == slurp(full));
   }
 
   TEST_CASE("resume: --steps raised trains on; with a constant rate it is the longer run exactly") {

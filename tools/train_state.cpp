@@ -272,8 +272,10 @@ int RunGuard::after_step() {
   const int64_t step = trainer_.steps_done();
   test_signal(step);
   if (g_signal) return interrupted(g_signal);
-  if (plan_.checkpoint_every > 0 && step % plan_.checkpoint_every == 0 && !trainer_.done())
+  if (plan_.checkpoint_every > 0 && step % plan_.checkpoint_every == 0 && !trainer_.done()) {
     save_run(plan_, model_, trainer_, plan_.save, false);
+    if (g_signal) return interrupted(g_signal);  // came during the save: stop at this step, not the next
+  }
   return 0;
 }
 
