@@ -7,7 +7,6 @@
 
 #include "autograd/functions.h"
 #include "nn/loss.h"
-#include "nn/optim.h"
 
 namespace heed {
 
@@ -46,7 +45,7 @@ void check_step_memory(const ModelConfig& config, int64_t batch, int64_t max_len
 namespace {
 
 void validate(const TrainOptions& opt) {
-  if (opt.steps < 1) throw Error("train: --steps is " + std::to_string(opt.steps) + ", must be at least 1");
+  if (opt.steps < 0) throw Error("train: --steps is " + std::to_string(opt.steps) + ", must be at least 0");
   if (opt.batch < 1) throw Error("train: --batch is " + std::to_string(opt.batch) + ", must be at least 1");
   if (!(opt.lr > 0) || !std::isfinite(opt.lr)) throw Error("train: --lr must be a positive number");
   if (!(opt.clip >= 0) || !std::isfinite(opt.clip)) throw Error("train: --clip must be zero or positive");
@@ -117,41 +116,78 @@ void check_finite_values(const Seq2Seq& model, int64_t step, real lr) {
 
 }  // namespace
 
-TrainResult train(Seq2Seq& model, const Task& task, const TrainOptions& opt,
-                  const std::function<void(const Progress&)>& on_step) {
+Trainer::Trainer(Seq2Seq& model, const Task& task, const TrainOptions& opt)
+    : model_(model), task_(task), opt_(opt), params_(model.parameters()), adam_(params_, opt.lr), data_(opt.seed) {
   validate(opt);
   check_step_memory(model.config(), opt.batch, task.max_len());
-  auto params = model.parameters();
-  Adam adam(params, opt.lr);
-  Generator data(opt.seed);
+  start_ = std::chrono::steady_clock::now();
+}
+
+Progress Trainer::step() {
+  const int64_t t = step_;
+  Batch batch = sample_batch(task_, data_, opt_.batch);
+  Var logits = reshape(model_.forward(batch), {-1, model_.config().tgt_vocab});  // (B*T, V)
+  Var loss = cross_entropy(logits, batch.tgt_out, Vocab::kPad);
+  adam_.zero_grad();
+  loss.backward();
+  check_finite(model_, loss.item(), t + 1, scheduled_lr(opt_, t));
+  // clip 0: no clipping, but the norm is still measured (clip_grad_norm refuses an infinite bound).
+  real norm = clip_grad_norm(params_, opt_.clip > 0 ? opt_.clip : std::numeric_limits<real>::max());
+  adam_.set_lr(scheduled_lr(opt_, t));
+  adam_.step();
+  check_finite_values(model_, t + 1, adam_.lr());
+  step_ = t + 1;
+  recent_.push_back(loss.item());
+  if (static_cast<int64_t>(recent_.size()) > TrainingState::kRecentLosses) recent_.erase(recent_.begin());
+  for (int64_t y : batch.tgt_out) target_tokens_ += y != Vocab::kPad;
+  Progress p;
+  p.step = t + 1;
+  p.steps = opt_.steps;
+  p.loss = loss.item();
+  p.accuracy = token_accuracy(logits.value(), batch.tgt_out);
+  p.lr = adam_.lr();
+  p.grad_norm = norm;
+  p.seconds = std::chrono::duration<real>(std::chrono::steady_clock::now() - start_).count();
+  return p;
+}
+
+TrainingState Trainer::state() const {
+  TrainingState s;
+  s.step = step_;
+  s.data_generator = data_.state();
+  s.adam_steps = adam_.steps();
+  s.exp_avg = adam_.exp_avg();
+  s.exp_avg_sq = adam_.exp_avg_sq();
+  s.recent_losses = recent_;
+  return s;
+}
+
+void Trainer::restore(const TrainingState& s) {
+  if (s.step < 0 || s.step > opt_.steps)
+    throw Error("train: the saved run reached step " + std::to_string(s.step) + ", outside [0, " +
+                std::to_string(opt_.steps) + "] (--steps)");
+  if (static_cast<int64_t>(s.recent_losses.size()) > TrainingState::kRecentLosses ||
+      static_cast<int64_t>(s.recent_losses.size()) > s.step)
+    throw Error("train: the saved run holds " + std::to_string(s.recent_losses.size()) + " recent losses after " +
+                std::to_string(s.step) + " steps");
+  Generator data = Generator::from_state(s.data_generator);
+  adam_.load_state(s.adam_steps, s.exp_avg, s.exp_avg_sq);  // checks the moments; last, as it changes adam_
+  data_ = data;
+  step_ = s.step;
+  recent_ = s.recent_losses;
+}
+
+TrainResult train(Seq2Seq& model, const Task& task, const TrainOptions& opt,
+                  const std::function<void(const Progress&)>& on_step) {
+  Trainer trainer(model, task, opt);
   TrainResult result;
   auto start = std::chrono::steady_clock::now();
-  for (int64_t t = 0; t < opt.steps; ++t) {
-    Batch batch = sample_batch(task, data, opt.batch);
-    Var logits = reshape(model.forward(batch), {-1, model.config().tgt_vocab});  // (B*T, V)
-    Var loss = cross_entropy(logits, batch.tgt_out, Vocab::kPad);
-    adam.zero_grad();
-    loss.backward();
-    check_finite(model, loss.item(), t + 1, scheduled_lr(opt, t));
-    // clip 0: no clipping, but the norm is still measured (clip_grad_norm refuses an infinite bound).
-    real norm = clip_grad_norm(params, opt.clip > 0 ? opt.clip : std::numeric_limits<real>::max());
-    adam.set_lr(scheduled_lr(opt, t));
-    adam.step();
-    check_finite_values(model, t + 1, adam.lr());
-    result.losses.push_back(loss.item());
-    for (int64_t y : batch.tgt_out) result.target_tokens += y != Vocab::kPad;
-    if (on_step) {
-      Progress p;
-      p.step = t + 1;
-      p.steps = opt.steps;
-      p.loss = loss.item();
-      p.accuracy = token_accuracy(logits.value(), batch.tgt_out);
-      p.lr = adam.lr();
-      p.grad_norm = norm;
-      p.seconds = std::chrono::duration<real>(std::chrono::steady_clock::now() - start).count();
-      on_step(p);
-    }
+  while (!trainer.done()) {
+    Progress p = trainer.step();
+    result.losses.push_back(p.loss);
+    if (on_step) on_step(p);
   }
+  result.target_tokens = trainer.target_tokens();
   result.seconds = std::chrono::duration<real>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

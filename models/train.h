@@ -4,11 +4,13 @@
 // the exact and token metrics.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "models/seq2seq.h"
+#include "nn/optim.h"
 
 namespace heed {
 
@@ -43,6 +45,48 @@ void check_step_memory(const ModelConfig& config, int64_t batch, int64_t max_len
 
 // The learning rate at step t (0-based) of `steps`.
 real scheduled_lr(const TrainOptions& opt, int64_t t);
+
+// What a run needs besides the weights to continue exactly where it stopped.
+struct TrainingState {
+  int64_t step = 0;             // steps done
+  std::string data_generator;   // Generator::state() of the data stream after `step` batches
+  int64_t adam_steps = 0;       // Adam's step count (equals `step`, kept apart as torch does)
+  std::vector<Tensor> exp_avg, exp_avg_sq;  // Adam's moments, one per parameter
+  std::vector<real> recent_losses;  // the last kRecentLosses losses, oldest first
+  static constexpr int64_t kRecentLosses = 50;
+};
+
+// A run one step at a time, so that a caller can stop between two steps, save the state, and
+// later continue it: a restored Trainer computes the same bits as one that never stopped. The
+// model is trained in place and must outlive the Trainer.
+class Trainer {
+ public:
+  // Starts a fresh run (a new Adam, the data stream at opt.seed). Throws what train() throws.
+  Trainer(Seq2Seq& model, const Task& task, const TrainOptions& opt);
+
+  bool done() const { return step_ >= opt_.steps; }
+  int64_t steps_done() const { return step_; }
+  // One step: batch, forward, loss, backward, clip, Adam. REQUIRES !done().
+  Progress step();
+  const std::vector<real>& recent_losses() const { return recent_; }
+  int64_t target_tokens() const { return target_tokens_; }  // seen by this object's steps
+
+  TrainingState state() const;
+  // Continues a saved run. Checked whole first (heed::Error, nothing changed): step within
+  // [0, opt.steps], a valid generator state, moments that fit the model.
+  void restore(const TrainingState& s);
+
+ private:
+  Seq2Seq& model_;
+  const Task& task_;
+  TrainOptions opt_;
+  std::vector<Var> params_;
+  Adam adam_;
+  Generator data_;
+  int64_t step_ = 0, target_tokens_ = 0;
+  std::vector<real> recent_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 // Trains in place. `on_step` (optional) sees every step. Throws heed::Error before the first
 // step when a step would not fit (check_step_memory), and at the first non-finite loss,

@@ -35,12 +35,12 @@ Var batched_dot(const Var& keys, const Var& query) {
 }  // namespace
 
 AdditiveScore::AdditiveScore(int64_t query_size, int64_t key_size, int64_t attention_size, Generator& gen)
-    : W1(key_size, attention_size, false, gen), W2(query_size, attention_size, false, gen) {
+    : W1(key_size, attention_size, false, gen),
+      W2(query_size, attention_size, false, gen),
+      v(attention_size, 1, false, gen) {  // v is a linear map A -> 1 in the papers
+  register_module("v", v);  // first, as when v was a (A) parameter of this module: the same order
   register_module("W1", W1);
   register_module("W2", W2);
-  // v is a linear map A -> 1 in the papers; PyTorch's Linear initialises it U(+-1/sqrt(A)).
-  real bound = 1 / std::sqrt(static_cast<real>(attention_size));
-  v = register_parameter("v", Tensor::uniform({attention_size}, -bound, bound, gen));
 }
 
 Var AdditiveScore::prepare(const Var& keys) const {
@@ -48,17 +48,17 @@ Var AdditiveScore::prepare(const Var& keys) const {
 }
 
 Var AdditiveScore::score(const Var& query, const Var& prepared) const {
-  check_query_keys("additive", query, prepared, W2.in_features(), v.shape()[0]);
-  return additive_score(prepared, W2.forward(query), v);  // v^T tanh(W1 h_i + W2 s)
+  check_query_keys("additive", query, prepared, W2.in_features(), v.in_features());
+  return additive_score(prepared, W2.forward(query), v.weight);  // v^T tanh(W1 h_i + W2 s)
 }
 
 namespace {
 
 void check_additive(const char* op, const Var& prepared, const Var& q, const Var& v) {
   const Shape& p = prepared.shape();
-  if (p.size() != 3 || q.shape() != Shape{p[0], p[2]} || v.shape() != Shape{p[2]})
+  if (p.size() != 3 || q.shape() != Shape{p[0], p[2]} || (v.shape() != Shape{p[2]} && v.shape() != Shape{1, p[2]}))
     throw Error(std::string(op) + ": prepared " + shape_str(p) + ", q " + shape_str(q.shape()) + " and v " +
-                shape_str(v.shape()) + " must be (B, S, A), (B, A) and (A)");
+                shape_str(v.shape()) + " must be (B, S, A), (B, A) and (A) or (1, A)");
 }
 
 }  // namespace

@@ -36,11 +36,12 @@ class AdditiveScore : public Score {
   Var score(const Var& query, const Var& prepared) const override;
   std::string name() const override { return "additive"; }
   Linear W1, W2;  // (A, Dk), (A, Dq)
-  Var v;          // (A)
+  Linear v;       // weight (1, A): PyTorch's nn.Linear(A, 1, bias=False); registered first
 };
 
 // The additive score's core, e (B, S) = v^T tanh(prepared (B, S, A) + q (B, A)) with q added at
-// every position, as one graph node with a hand-written backward. v (A). Rows are independent.
+// every position, as one graph node with a hand-written backward. v (A) or (1, A), a Linear(A, 1)'s
+// weight. Rows are independent.
 // backward() reads v from the graph: REQUIRES v unchanged in place until then.
 Var additive_score(const Var& prepared, const Var& q, const Var& v);
 // The same composed from autograd ops (add, tanh, matmul): the readable reference and test oracle.

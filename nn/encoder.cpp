@@ -19,10 +19,15 @@ Tensor length_mask(const std::vector<int64_t>& lengths, int64_t S, const char* o
 RecurrentEncoder::RecurrentEncoder(const std::string& cell, int64_t input_size, int64_t hidden_size,
                                    bool bidirectional, Generator& gen)
     : forward_(make_cell(cell, input_size, hidden_size, gen)) {
-  register_module("cell", *forward_);
-  if (bidirectional) {
-    backward_ = make_cell(cell, input_size, hidden_size, gen);
-    register_module("cell_reverse", *backward_);
+  if (bidirectional) backward_ = make_cell(cell, input_size, hidden_size, gen);
+  // nn.GRU's names, so that a checkpoint loads into it with no renaming.
+  for (const auto& [c, suffix] : {std::pair<const Cell*, const char*>{forward_.get(), "_l0"},
+                                  {backward_.get(), "_l0_reverse"}}) {
+    if (!c) continue;
+    register_parameter(std::string("weight_ih") + suffix, c->weight_ih);
+    register_parameter(std::string("weight_hh") + suffix, c->weight_hh);
+    register_parameter(std::string("bias_ih") + suffix, c->bias_ih);
+    register_parameter(std::string("bias_hh") + suffix, c->bias_hh);
   }
 }
 

@@ -1,7 +1,9 @@
 // RecurrentEncoder: unrolls a cell over a padded batch, left to right, and with
 // `bidirectional` also right to left from each sequence's own last real position.
 // Padding never influences a real position: a padded step keeps the previous state, and
-// the states returned at padded positions are exactly zero.
+// the states returned at padded positions are exactly zero. Parameters are named as in a
+// one-layer torch.nn.GRU / nn.LSTM / nn.RNN: weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0,
+// and the same with _reverse for the right-to-left direction.
 #pragma once
 
 #include <memory>
@@ -36,8 +38,8 @@ class RecurrentEncoder : public Module {
   int64_t output_size() const { return (bidirectional() ? 2 : 1) * forward_->hidden_size(); }
 
  private:
-  std::unique_ptr<Cell> forward_;   // registered as "cell"
-  std::unique_ptr<Cell> backward_;  // registered as "cell_reverse" when bidirectional
+  std::unique_ptr<Cell> forward_;   // its parameters registered as weight_ih_l0, ...
+  std::unique_ptr<Cell> backward_;  // when bidirectional: weight_ih_l0_reverse, ...
 };
 
 // (B, S) mask as a (B, S) tensor: 1 at real positions t < lengths[b], 0 at padding.

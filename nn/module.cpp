@@ -18,6 +18,13 @@ Var Module::register_parameter(const std::string& name, Tensor value) {
   return v;
 }
 
+void Module::register_parameter(const std::string& name, const Var& v) {
+  check_new_name(name);
+  if (!v.defined() || !v.requires_grad())
+    throw Error("Module: parameter '" + name + "' must be a Var that requires grad");
+  params_.emplace_back(name, v);
+}
+
 void Module::register_module(const std::string& name, Module& child) {
   check_new_name(name);
   children_.emplace_back(name, &child);

@@ -28,6 +28,10 @@ class Module {
  protected:
   // REQUIRES: `name` is new in this module and has no '.'.
   Var register_parameter(const std::string& name, Tensor value);
+  // Registers a parameter another module made, under a name of this one (the Var is shared):
+  // a layer that holds cells can name their weights as PyTorch's fused module does
+  // (nn.GRU's weight_ih_l0). REQUIRES: `v` is a leaf that requires grad.
+  void register_parameter(const std::string& name, const Var& v);
   void register_module(const std::string& name, Module& child);
 
  private:

@@ -119,6 +119,28 @@ void Adam::step() {
   }
 }
 
+void Adam::load_state(int64_t steps, std::vector<Tensor> exp_avg, std::vector<Tensor> exp_avg_sq) {
+  if (steps < 0) throw Error("Adam::load_state: steps " + std::to_string(steps) + " is negative");
+  if (exp_avg.size() != params_.size() || exp_avg_sq.size() != params_.size())
+    throw Error("Adam::load_state: " + std::to_string(exp_avg.size()) + " and " + std::to_string(exp_avg_sq.size()) +
+                " moments for " + std::to_string(params_.size()) + " parameters");
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const Shape& want = params_[i].shape();
+    if (exp_avg[i].shape() != want || exp_avg_sq[i].shape() != want)
+      throw Error("Adam::load_state: the moments of parameter " + std::to_string(i) + " are " +
+                  shape_str(exp_avg[i].shape()) + " and " + shape_str(exp_avg_sq[i].shape()) + ", not " +
+                  shape_str(want));
+    for (int64_t k = 0; k < exp_avg[i].numel(); ++k)
+      if (!std::isfinite(exp_avg[i][k]) || !std::isfinite(exp_avg_sq[i][k]) || exp_avg_sq[i][k] < 0)
+        throw Error("Adam::load_state: the moments of parameter " + std::to_string(i) + " hold " +
+                    std::to_string(exp_avg[i][k]) + " and " + std::to_string(exp_avg_sq[i][k]) + " at flat index " +
+                    std::to_string(k) + " (finite, and exp_avg_sq >= 0, expected)");
+  }
+  t_ = steps;
+  m_ = std::move(exp_avg);
+  v_ = std::move(exp_avg_sq);
+}
+
 real clip_grad_norm(const std::vector<Var>& params, real max_norm) {
   check_range("clip_grad_norm", "max_norm", max_norm, 0);
   real total = 0;

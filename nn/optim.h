@@ -61,6 +61,14 @@ class Adam : public Optimizer {
        real weight_decay = 0);
   void step() override;
   int64_t steps() const { return t_; }
+  // The state a resumed run needs besides the weights (torch's state_dict calls the moments
+  // exp_avg and exp_avg_sq): one tensor per parameter, in the parameters' order.
+  const std::vector<Tensor>& exp_avg() const { return m_; }
+  const std::vector<Tensor>& exp_avg_sq() const { return v_; }
+  // Puts back a state saved from steps() and the moments. Checked whole before anything
+  // changes: a count per parameter of its shape, finite, exp_avg_sq >= 0, steps >= 0 (else
+  // heed::Error naming the parameter's index).
+  void load_state(int64_t steps, std::vector<Tensor> exp_avg, std::vector<Tensor> exp_avg_sq);
 
  private:
   real beta1_, beta2_, eps_, weight_decay_;

@@ -1,6 +1,10 @@
 #include "tensor/random.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
 
 namespace heed {
 
@@ -67,5 +71,43 @@ int64_t Generator::randint(int64_t lo, int64_t hi) {
 }
 
 Generator Generator::split() { return Generator(next_u64()); }
+
+std::string Generator::state() const {
+  std::string out;
+  for (uint64_t s : s_) out += std::to_string(s) + " ";
+  if (!has_spare_) return out + "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", static_cast<double>(spare_));  // hex: exact
+  return out + buf;
+}
+
+Generator Generator::from_state(const std::string& text) {
+  auto fail = [&]() -> Error {
+    return Error("Generator: state '" + text.substr(0, 120) + "' is not 4 unsigned integers and a spare");
+  };
+  std::istringstream in(text);
+  Generator g;
+  std::string word;
+  for (uint64_t& s : g.s_) {
+    if (!(in >> word) || word.empty() || word.size() > 20 || word.find_first_not_of("0123456789") != std::string::npos)
+      throw fail();
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(word.c_str(), &end, 10);
+    if (errno != 0 || *end != '\0') throw fail();
+    s = static_cast<uint64_t>(v);
+  }
+  if (!(in >> word)) throw fail();
+  if (word != "-") {
+    char* end = nullptr;
+    double v = std::strtod(word.c_str(), &end);
+    if (*end != '\0' || !std::isfinite(v)) throw fail();
+    g.has_spare_ = true;
+    g.spare_ = static_cast<real>(v);
+  }
+  if (in >> word) throw fail();
+  if ((g.s_[0] | g.s_[1] | g.s_[2] | g.s_[3]) == 0) throw fail();  // xoshiro's one forbidden state
+  return g;
+}
 
 }  // namespace heed

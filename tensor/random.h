@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "tensor/tensor.h"
 
@@ -21,6 +22,13 @@ class Generator {
   int64_t randint(int64_t lo, int64_t hi);  // uniform integer in [lo, hi], unbiased
   // A generator whose stream is independent of this one's (for a sub-task).
   Generator split();
+
+  // The whole state as text, "s0 s1 s2 s3 spare" (decimal words, the spare normal as a hex
+  // float or "-"), and back: a generator restored from state() continues the same stream bit
+  // for bit, which is how a training checkpoint resumes its data. A malformed text is a
+  // heed::Error naming it.
+  std::string state() const;
+  static Generator from_state(const std::string& text);
 
  private:
   uint64_t s_[4];

@@ -113,7 +113,7 @@ TEST_SUITE("bench_fused") {
       Tensor seed_e = Tensor::normal({c.B, c.S}, 0, 1, gen), seed_c = Tensor::normal({c.B, c.H}, 0, 1, gen);
       auto score = [&](bool fused) {
         Var q = att.W2.forward(query);
-        return fused ? additive_score(prepared, q, att.v) : additive_score_composed(prepared, q, att.v);
+        return fused ? additive_score(prepared, q, att.v.weight) : additive_score_composed(prepared, q, att.v.weight);
       };
       // attend as it was composed: the masked softmax, then a batched (1, S) x (S, H) product.
       auto context = [&](const Var& e, bool fused) {

@@ -55,7 +55,7 @@ TEST_SUITE("ch06_seq2seq") {
     Scratch s("cli");
     const char* bad[] = {
         "train --steps",                 // missing value
-        "train --steps 0",               // out of range
+        "train --steps -1",              // out of range
         "train --steps ten",             // not a number
         "train --stepz 10",              // unknown flag
         "train --steps 5 --steps 6",     // repeated

@@ -79,7 +79,7 @@ TEST_SUITE("ch07_additive_attention") {
     AdditiveScore att(2, 3, 2, gen);
     att.W1.weight.value() = Tensor({2, 3}, {1, 0, 0, 0, 1, 0});  // W1 h = (h0, h1)
     att.W2.weight.value() = Tensor({2, 2}, {0, 1, 1, 0});        // W2 s = (s1, s0)
-    att.v.value() = Tensor({2}, {1, -2});
+    att.v.weight.value() = Tensor({1, 2}, {1, -2});
     Var s(Tensor({1, 2}, {0.3, -0.1}));
     Var h(Tensor({1, 2, 3}, {0.5, 0.2, 9, -0.4, 0.1, 9}));
     Tensor e = att.score(s, att.prepare(h)).value();
@@ -88,7 +88,7 @@ TEST_SUITE("ch07_additive_attention") {
     CHECK(e[1] == doctest::Approx(std::tanh(-0.4 - 0.1) - 2 * std::tanh(0.1 + 0.3)).epsilon(1e-14));
     auto names = att.named_parameters();
     REQUIRE(names.size() == 3);
-    CHECK(names[0].first == "v");  // a module's own parameters first, then its submodules'
+    CHECK(names[0].first == "v.weight");  // nn.Linear(A, 1, bias=False), registered first
     CHECK(names[1].first == "W1.weight");
     CHECK(names[2].first == "W2.weight");
   }

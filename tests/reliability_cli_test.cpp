@@ -75,7 +75,7 @@ TEST_SUITE("reliability") {
         // Flags and values.
         {"train --steps", "heed train: --steps needs a value"},
         {"train --task=", "heed train: --task needs a value"},
-        {"train --steps 0", "--steps: 0 is out of range [1, 100000000]"},
+        {"train --steps -1", "--steps: -1 is out of range [0, 100000000]"},
         {"train --steps -5", "--steps: -5 is out of range"},
         {"train --steps ten", "--steps: 'ten' is not a whole number"},
         {"train --steps 1.5", "--steps: '1.5' is not a whole number"},
@@ -119,7 +119,7 @@ TEST_SUITE("reliability") {
         {"eval --load " + s.path("truncated.safetensors"), "bytes that follow the size field"},
         {"eval --load " + s.path("cut-in-data.safetensors"), "run past the end of the"},
         {"eval --load " + s.path("not-heed.safetensors"), "not a heed model checkpoint (its metadata has no 'format')"},
-        {"eval --load " + s.path("old-format.safetensors"), "format 'heed-seq2seq-0' is not heed-seq2seq-1"},
+        {"eval --load " + s.path("old-format.safetensors"), "format 'heed-seq2seq-0' is not heed-seq2seq-2"},
         {"eval --load " + s.path("other-architecture.safetensors"),
          "the file does not match the module; missing from the file: attention."},
         {"eval --load " + s.path("huge-hidden.safetensors"), "hidden is 100000, must be in [1, 4096]"},

@@ -9,7 +9,15 @@
 namespace heed {
 
 namespace {
-const char* kFormat = "heed-seq2seq-1";
+// 2: tensors named as PyTorch's state_dict (encoder.weight_ih_l0, attention.v.weight (1, A)),
+// vocabularies in the metadata.
+const char* kFormat = "heed-seq2seq-2";
+
+std::string joined(const Vocab& v) {
+  std::string out;
+  for (const std::string& t : v.tokens()) out += (out.empty() ? "" : " ") + t;
+  return out;
+}
 }
 
 std::map<std::string, std::string> checkpoint_metadata(const ModelConfig& config, const Task& task,
@@ -20,6 +28,8 @@ std::map<std::string, std::string> checkpoint_metadata(const ModelConfig& config
   meta["min_len"] = std::to_string(task.min_len());
   meta["max_len"] = std::to_string(task.max_len());
   if (const auto* s = dynamic_cast<const SymbolTask*>(&task)) meta["vocab"] = std::to_string(s->num_symbols());
+  meta["src_tokens"] = joined(task.src_vocab());
+  meta["tgt_tokens"] = joined(task.tgt_vocab());
   for (const auto& [k, v] : extra) meta[k] = v;
   return meta;
 }
@@ -38,32 +48,80 @@ void check_safetensors_signature(const std::string& path) {
               "); give a checkpoint written by heed train --save");
 }
 
+namespace {
+
+std::string meta_get(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key) {
+  auto it = meta.find(key);
+  if (it == meta.end())
+    throw Error("load " + path + ": not a heed model checkpoint (its metadata has no '" + key + "')");
+  return it->second;
+}
+
+int64_t meta_integer(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key) {
+  try {
+    return std::stoll(meta_get(path, meta, key));
+  } catch (const std::logic_error&) {
+    throw Error("load " + path + ": metadata '" + key + "' is not a number");
+  }
+}
+
+}  // namespace
+
+ModelConfig checkpoint_config(const std::string& path, const std::map<std::string, std::string>& metadata) {
+  std::string format = meta_get(path, metadata, "format");
+  if (format == "heed-seq2seq-1")
+    throw Error("load " + path + ": format 'heed-seq2seq-1' is from before heed named its tensors as PyTorch's "
+                "state_dict does (encoder.cell.weight_ih became encoder.weight_ih_l0, attention.v became "
+                "attention.v.weight of shape (1, A)) and kept the vocabulary in the file; train the model again");
+  if (format != kFormat)
+    throw Error("load " + path + ": format '" + format + "' is not " + kFormat);
+  return ModelConfig::from_metadata(metadata);
+}
+
+std::unique_ptr<Task> checkpoint_task(const std::string& path, const std::map<std::string, std::string>& metadata) {
+  std::string task = meta_get(path, metadata, "task");
+  int64_t vocab = task == "translate" ? 0 : meta_integer(path, metadata, "vocab");
+  return make_task(task, vocab, meta_integer(path, metadata, "min_len"), meta_integer(path, metadata, "max_len"));
+}
+
+// The vocabulary stored under `key`: `size` tokens, the three specials first.
+Vocab file_vocab(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key,
+                 int64_t size) {
+  std::vector<std::string> tokens;
+  std::string text = meta_get(path, meta, key), word;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == ' ') {
+      tokens.push_back(word);
+      word.clear();
+    } else {
+      word += text[i];
+    }
+  }
+  Vocab specials;
+  if (static_cast<int64_t>(tokens.size()) != size)
+    throw Error("load " + path + ": metadata '" + key + "' holds " + std::to_string(tokens.size()) +
+                " tokens; the model's vocabulary has " + std::to_string(size));
+  for (int64_t i = 0; i < Vocab::kNumSpecials; ++i)
+    if (tokens[i] != specials.token(i))
+      throw Error("load " + path + ": metadata '" + key + "' must start with <pad> <bos> <eos>");
+  std::vector<std::string> words(tokens.begin() + Vocab::kNumSpecials, tokens.end());
+  Vocab symbols = Vocab::symbols(std::max<int64_t>(1, size - Vocab::kNumSpecials));
+  if (symbols.tokens() == tokens) return symbols;  // "0" .. "V-1": messages show the range
+  try {
+    return Vocab(words);
+  } catch (const Error& e) {
+    throw Error("load " + path + ": metadata '" + key + "': " + e.what());
+  }
+}
+
 LoadedModel load_model(const std::string& path) {
   check_safetensors_signature(path);
   LoadedModel out;
   out.metadata = read_checkpoint_metadata(path);
-  auto get = [&](const std::string& key) -> std::string {
-    auto it = out.metadata.find(key);
-    if (it == out.metadata.end())
-      throw Error("load " + path + ": not a heed model checkpoint (its metadata has no '" + key + "')");
-    return it->second;
-  };
-  if (get("format") != kFormat)
-    throw Error("load " + path + ": format '" + get("format") + "' is not " + kFormat);
-  ModelConfig config = ModelConfig::from_metadata(out.metadata);
-  auto integer = [&](const std::string& key) -> int64_t {
-    try {
-      return std::stoll(get(key));
-    } catch (const std::logic_error&) {
-      throw Error("load " + path + ": metadata '" + key + "' is not a number");
-    }
-  };
-  std::string task = get("task");
-  int64_t vocab = task == "translate" ? 0 : integer("vocab");
-  out.task = make_task(task, vocab, integer("min_len"), integer("max_len"));
-  if (out.task->src_vocab().size() != config.src_vocab || out.task->tgt_vocab().size() != config.tgt_vocab)
-    throw Error("load " + path + ": the model's vocabularies (" + std::to_string(config.src_vocab) + ", " +
-                std::to_string(config.tgt_vocab) + ") do not fit task " + task);
+  ModelConfig config = checkpoint_config(path, out.metadata);
+  out.src_vocab = file_vocab(path, out.metadata, "src_tokens", config.src_vocab);
+  out.tgt_vocab = file_vocab(path, out.metadata, "tgt_tokens", config.tgt_vocab);
+  out.task = checkpoint_task(path, out.metadata);
   // A file too small for the model its metadata describes is refused before the model is
   // built: lying metadata must not make heed allocate (F16, the narrowest type, is 2 bytes).
   std::error_code ec;
@@ -73,8 +131,18 @@ LoadedModel load_model(const std::string& path) {
                 " parameters, more than its " + std::to_string(bytes) + " bytes can hold");
   Generator gen(0);  // the weights are about to be replaced
   out.model = std::make_unique<Seq2Seq>(config, gen);
-  load_checkpoint(*out.model, path);
+  load_checkpoint(*out.model, path, &out.training);
   return out;
+}
+
+void check_task_vocab(const LoadedModel& m, const std::string& path) {
+  const ModelConfig& config = m.model->config();
+  if (m.task->src_vocab().size() != config.src_vocab || m.task->tgt_vocab().size() != config.tgt_vocab)
+    throw Error("load " + path + ": the model's vocabularies (" + std::to_string(config.src_vocab) + ", " +
+                std::to_string(config.tgt_vocab) + ") do not fit task " + m.task->name());
+  if (m.task->src_vocab().tokens() != m.src_vocab.tokens() || m.task->tgt_vocab().tokens() != m.tgt_vocab.tokens())
+    throw Error("load " + path + ": the file's vocabularies differ from those of this heed's task " +
+                m.task->name() + ", which draws the data");
 }
 
 std::string format_duration(real seconds) {

@@ -10,6 +10,7 @@
 #include "models/seq2seq.h"
 #include "models/tasks.h"
 #include "models/train.h"
+#include "nn/safetensors.h"
 #include "tools/args.h"
 
 namespace heed {
@@ -29,10 +30,17 @@ struct TrainPlan {
   int64_t seed = 1, eval_samples = 500;
   std::string save;  // empty: do not save
   bool json = false;
+  std::string resume;          // --resume F: continue the run saved in F (tools/train_state.h)
+  std::string load;            // --load F: a new run from F's weights
+  int64_t resumed_step = 0;    // --resume: the step F reached
+  int64_t checkpoint_every = 0;  // also save every N steps (0: only at the end and on a signal)
+  bool weights_only = false;   // the final save holds no training state
 };
 TrainPlan parse_train_flags(const std::vector<std::string>& argv);
 
-// The checkpoint's metadata: the model's configuration plus the task that trained it.
+// The checkpoint's metadata: the model's configuration plus the task that trained it, with
+// both vocabularies as "src_tokens" and "tgt_tokens": every token by id, separated by single
+// spaces ("<pad> <bos> <eos> ich habe ..."), so any safetensors reader gets the words back.
 std::map<std::string, std::string> checkpoint_metadata(const ModelConfig& config, const Task& task,
                                                        const std::map<std::string, std::string>& extra);
 
@@ -40,6 +48,8 @@ struct LoadedModel {
   std::map<std::string, std::string> metadata;
   std::unique_ptr<Task> task;
   std::unique_ptr<Seq2Seq> model;
+  std::vector<NamedTensor> training;  // the training state's tensors (kTrainingPrefix), if any
+  Vocab src_vocab, tgt_vocab;  // the file's vocabularies (what predict reads and prints)
 };
 
 // Throws heed::Error "not a safetensors file" when `path` is readable and at least 9 bytes
@@ -48,8 +58,16 @@ struct LoadedModel {
 void check_safetensors_signature(const std::string& path);
 
 // Reads a checkpoint written by `heed train --save`, rebuilds its task and model and loads the
-// weights. Errors name the file and what does not fit.
+// weights. Errors name the file and what does not fit; a file of an older format is refused
+// with the change that made it old. The vocabularies are the file's (see check_task_vocab).
 LoadedModel load_model(const std::string& path);
+// Throws unless the task rebuilt from the file's metadata has the file's vocabularies, token
+// for token: eval and --resume draw their data from the task.
+void check_task_vocab(const LoadedModel& m, const std::string& path);
+// The model's configuration and task recorded in a checkpoint's metadata, checked; the file's
+// header is read, its tensors are not.
+ModelConfig checkpoint_config(const std::string& path, const std::map<std::string, std::string>& metadata);
+std::unique_ptr<Task> checkpoint_task(const std::string& path, const std::map<std::string, std::string>& metadata);
 
 // "12.3s", "4m05s", "1h02m".
 std::string format_duration(real seconds);

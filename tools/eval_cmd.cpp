@@ -75,6 +75,7 @@ int cmd_eval(const std::vector<std::string>& argv) {
   }
   if (!a.has("--load")) throw a.error("--load FILE is required");
   LoadedModel m = load_model(a.text("--load", ""));
+  check_task_vocab(m, a.text("--load", ""));  // the sequences come from the task
   std::vector<int64_t> range;
   for (int64_t L = m.task->min_len(); L <= m.task->max_len(); ++L) range.push_back(L);
   std::vector<int64_t> lengths = a.integers("--lengths", range, 1, SymbolTask::kMaxLength);
@@ -112,8 +113,8 @@ int cmd_predict(const std::vector<std::string>& argv) {
   }
   LoadedModel m = load_model(a.text("--load", ""));
   if (a.has("--svg") && m.model->config().model == "plain") throw a.error("--svg: the plain model has no attention to draw");
-  const Vocab& sv = m.task->src_vocab();
-  const Vocab& tv = m.task->tgt_vocab();
+  const Vocab& sv = m.src_vocab;  // the file's vocabularies
+  const Vocab& tv = m.tgt_vocab;
   const std::string& model_name = m.model->config().model;
   if (model_name == "plain" && a.has("--svg")) throw a.error("--svg: the plain model has no attention to draw");
   if (model_name == "plain" && a.has("--html")) throw a.error("--html: the plain model has no attention to explore");

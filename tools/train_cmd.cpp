@@ -1,6 +1,7 @@
 // heed train: train a model on a task, report progress, evaluate on held-out data, save.
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include "nn/json.h"
 #include "nn/safetensors.h"
 #include "tools/common.h"
+#include "tools/train_state.h"
 
 namespace heed {
 
@@ -32,14 +34,22 @@ const char* kHelp =
     "                            grammar fixes its own, so these three are refused with it\n"
     "  --embed E, --hidden H     embedding and hidden sizes (32, 64)\n"
     "  --batch B                 sequences per step (32)\n"
-    "  --steps N                 training steps (3000)\n"
+    "  --steps N                 training steps (3000); 0 saves the untrained model\n"
     "  --lr X                    Adam's learning rate (0.003)\n"
     "  --schedule linear|constant  linear decays the rate to 0 over the run (linear)\n"
     "  --clip X                  gradient-norm clip, 0 for none (1.0)\n"
     "  --seed N                  seed of the weights and the data (1)\n"
     "  --eval-samples N          held-out sequences scored at the end (500)\n"
-    "  --save FILE               write the trained model (safetensors) to FILE; without it the\n"
-    "                            model is discarded when heed exits\n"
+    "  --save FILE               write the trained model (safetensors) to FILE, with the training\n"
+    "                            state that --resume needs; on SIGINT (Ctrl-C) or SIGTERM, save the\n"
+    "                            run at the end of the current step and exit (status 130 or 143)\n"
+    "  --checkpoint-every N      also save FILE every N steps (a kill -9 loses at most N steps)\n"
+    "  --weights-only            the final save holds the weights alone (smaller; --resume refuses it)\n"
+    "  --resume FILE             continue the run saved in FILE with its settings, to its --steps\n"
+    "                            (which may be raised), saving to FILE (or --save): the result is\n"
+    "                            byte-identical to the run that never stopped\n"
+    "  --load FILE               a new run (a fresh optimiser) from FILE's weights: fine-tuning;\n"
+    "                            the model's shape is FILE's, the task and options are the flags'\n"
     "  --json                    end stdout with one JSON object: task, model, cell, steps,\n"
     "                            seconds, loss (mean of the last 50 steps), exact, token,\n"
     "                            tokens_per_second\n";
@@ -47,10 +57,12 @@ const char* kHelp =
 // One line of progress: a bar redrawn in place on a terminal, a plain line otherwise.
 class Reporter {
  public:
-  explicit Reporter(int64_t steps) : tty_(isatty(2) != 0), every_(std::max<int64_t>(1, steps / 20)) {}
+  // first_step: the steps a resumed run had done before this process.
+  Reporter(int64_t steps, int64_t first_step = 0)
+      : tty_(isatty(2) != 0), every_(std::max<int64_t>(1, steps / 20)), first_(first_step) {}
 
   void operator()(const Progress& p) {
-    real rate = p.seconds > 0 ? p.step / p.seconds : 0;
+    real rate = p.seconds > 0 ? (p.step - first_) / p.seconds : 0;
     real left = rate > 0 ? (p.steps - p.step) / rate : 0;
     if (tty_) {
       const int width = 24;
@@ -70,7 +82,7 @@ class Reporter {
 
  private:
   bool tty_;
-  int64_t every_;
+  int64_t every_, first_;
 };
 
 }  // namespace
@@ -78,13 +90,15 @@ class Reporter {
 TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   Args a("train", argv,
          {"--task", "--model", "--cell", "--vocab", "--min-len", "--max-len", "--embed", "--hidden", "--batch",
-          "--steps", "--lr", "--schedule", "--clip", "--seed", "--save", "--eval-samples"},
-         {"--json", "--help", "--bidirectional"});
+          "--steps", "--lr", "--schedule", "--clip", "--seed", "--save", "--eval-samples", "--resume", "--load",
+          "--checkpoint-every"},
+         {"--json", "--help", "--bidirectional", "--weights-only"});
   TrainPlan plan;
   if (a.has("--help")) {
     plan.help = true;
     return plan;
   }
+  if (a.has("--resume")) return plan_from_checkpoint(a);
   std::string task_name = a.choice("--task", "reverse", task_names());
   if (task_name == "translate")
     for (const char* flag : {"--vocab", "--min-len", "--max-len"})
@@ -113,7 +127,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   }
 
   TrainOptions& opt = plan.opt;
-  opt.steps = a.integer("--steps", 3000, 1, 100000000);
+  opt.steps = a.integer("--steps", 3000, 0, 100000000);
   opt.batch = a.integer("--batch", 32, 1, 100000);
   opt.lr = a.number("--lr", 3e-3, 0, 10);
   opt.schedule = a.choice("--schedule", "linear", {"linear", "constant"});
@@ -123,7 +137,10 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   plan.eval_samples = a.integer("--eval-samples", 500, 1, 1000000);
   plan.save = a.text("--save", "");
   plan.json = a.has("--json");
+  plan.checkpoint_every = a.integer("--checkpoint-every", 0, 0, 100000000);
+  plan.weights_only = a.has("--weights-only");
   check_step_memory(config, opt.batch, plan.task->max_len());
+  if (a.has("--load")) adopt_loaded_model(plan, a);
   return plan;
 }
 
@@ -133,6 +150,8 @@ int cmd_train(const std::vector<std::string>& argv) {
     std::fputs(kHelp, stdout);
     return 0;
   }
+  if (plan.checkpoint_every > 0 && plan.save.empty())
+    throw Error("heed train: --checkpoint-every needs --save FILE (where to save)");
   // A run that cannot save should fail now, not after training.
   if (!plan.save.empty()) {
     std::error_code ec;
@@ -151,15 +170,20 @@ int cmd_train(const std::vector<std::string>& argv) {
   const int64_t seed = plan.seed, eval_samples = plan.eval_samples;
   const std::string& save = plan.save;
 
-  Generator gen(static_cast<uint64_t>(seed));
-  Seq2Seq model(config, gen);
+  LoadedModel run = make_run_model(plan);
+  Seq2Seq& model = *run.model;
+  Trainer trainer(model, *task, opt);
+  restore_run(plan, run, trainer);
   std::printf("training %s (%s cell%s, %lld parameters) on %s, %lld steps of %lld sequences\n",
               config.model.c_str(), config.cell.c_str(), config.bidirectional ? ", bidirectional" : "",
               static_cast<long long>(model.num_parameters()), task->name().c_str(),
               static_cast<long long>(opt.steps), static_cast<long long>(opt.batch));
   if (save.empty()) std::printf("no --save FILE: the trained model will be discarded when heed exits\n");
+  if (!plan.resume.empty())
+    std::printf("resuming %s at step %lld\n", plan.resume.c_str(), static_cast<long long>(trainer.steps_done()));
+  if (!plan.load.empty()) std::printf("starting from the weights of %s\n", plan.load.c_str());
   std::fflush(stdout);
-  Reporter reporter(opt.steps);
+  Reporter reporter(opt.steps, trainer.steps_done());
   // Test hook (tests/reliability_test.cpp): HEED_TEST_NAN_AFTER_STEP=k turns one weight into NaN
   // after step k, so that a test can watch the non-finite guard stop the run from the outside.
   // No learning rate heed accepts drives a model to NaN, so there is no honest flag for it.
@@ -169,31 +193,39 @@ int cmd_train(const std::vector<std::string>& argv) {
     reporter(p);
     if (p.step == poison) model.named_parameters().back().second.value()[0] = std::nan("");
   };
-  TrainResult r = train(model, *task, opt, report);
+  TrainResult r;
+  {
+    RunGuard guard(plan, model, trainer);  // SIGINT, SIGTERM and --checkpoint-every
+    auto start = std::chrono::steady_clock::now();
+    while (!trainer.done()) {
+      Progress p = trainer.step();
+      report(p);
+      if (int status = guard.after_step()) return status;
+    }
+    r.losses = trainer.recent_losses();
+    r.target_tokens = trainer.target_tokens();
+    r.seconds = std::chrono::duration<real>(std::chrono::steady_clock::now() - start).count();
+    if (int status = guard.finish()) return status;  // the final save, before the held-out score
+  }
 
   int64_t tail = std::min<int64_t>(50, static_cast<int64_t>(r.losses.size()));
   real loss = 0;
   for (int64_t i = 0; i < tail; ++i) loss += r.losses[r.losses.size() - 1 - i];
-  loss /= static_cast<real>(tail);
+  loss = tail > 0 ? loss / static_cast<real>(tail) : std::nan("");  // NaN: no step was taken
   Accuracy acc = evaluate_held_out(model, *task, eval_samples, static_cast<uint64_t>(seed) + 7777777);
   real tokens_per_second = r.seconds > 0 ? r.target_tokens / r.seconds : 0;
   std::printf("trained in %s (%.0f target tokens/s); loss %.4f\n", format_duration(r.seconds).c_str(),
               tokens_per_second, loss);
   std::printf("held-out: exact %.3f, token %.3f (%lld sequences)\n", acc.exact(), acc.token(),
               static_cast<long long>(acc.n));
-  if (!save.empty()) {
-    save_checkpoint(model, save,
-                    checkpoint_metadata(config, *task,
-                                        {{"seed", std::to_string(seed)}, {"steps", std::to_string(opt.steps)}}));
-    std::printf("saved to %s\n", save.c_str());
-  }
+  if (!save.empty()) std::printf("saved to %s\n", save.c_str());
   if (plan.json) {
     Json j = Json::object({{"task", task->name()},
                            {"model", config.model},
                            {"cell", config.cell},
                            {"steps", opt.steps},
                            {"seconds", r.seconds},
-                           {"loss", loss},
+                           {"loss", std::isnan(loss) ? Json() : Json(loss)},  // null: no step taken
                            {"exact", acc.exact()},
                            {"token", acc.token()},
                            {"tokens_per_second", tokens_per_second}});

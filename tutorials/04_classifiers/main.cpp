@@ -3,7 +3,8 @@
 // scorer gives each position one score, looking at that position alone; a softmax over the
 // positions turns the scores into a probability distribution -- the same construction attention
 // uses. Trained with cross-entropy and Adam (SGD for comparison), saved as a safetensors
-// checkpoint, reloaded into a fresh model. `--quick` trains for fewer steps.
+// checkpoint, reloaded into a fresh model; a run stopped halfway and resumed from a checkpoint
+// with the optimiser's state. `--quick` trains for fewer steps.
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -312,6 +313,85 @@ bool checkpoint_demo(const PositionScorer& model, const Batch& test) {
   return same;
 }
 
+// Section 8: a run stopped halfway, saved with its optimiser's and data generator's state beside
+// the weights, and continued by a fresh model, optimiser and generator built from the file alone,
+// ends bit-identical to the run that never stopped; continued from the weights alone, it does not.
+bool resume_demo(int64_t steps) {
+  std::printf("\n== 8. stopping a run and resuming it\n");
+  const int64_t half = steps / 2;
+  // One run of Adam (lr 0.01) from `from` to `to` steps, on batches drawn from `data`.
+  auto run_steps = [](PositionScorer& m, Adam& adam, Generator& data, int64_t from, int64_t to) {
+    for (int64_t step = from + 1; step <= to; ++step) train_step(m, adam, make_batch(kBatch, data));
+  };
+  Generator init_a(1), data_a(2);
+  PositionScorer whole(kVocab, kEmbed, init_a);
+  Adam adam_a(whole.parameters(), 0.01);
+  run_steps(whole, adam_a, data_a, 0, steps);
+
+  // The same run, stopped at `half`: its file holds the weights and what the next step needs.
+  Generator init_b(1), data_b(2);
+  PositionScorer first(kVocab, kEmbed, init_b);
+  Adam adam_b(first.parameters(), 0.01);
+  run_steps(first, adam_b, data_b, 0, half);
+  std::vector<NamedTensor> state;
+  auto names = first.named_parameters();
+  for (size_t i = 0; i < names.size(); ++i) {
+    state.push_back({kTrainingPrefix + "exp_avg." + names[i].first, adam_b.exp_avg()[i]});
+    state.push_back({kTrainingPrefix + "exp_avg_sq." + names[i].first, adam_b.exp_avg_sq()[i]});
+  }
+  RemoveOnExit file{std::filesystem::temp_directory_path() /
+                    ("heed-tutorial-04-resume-" + std::to_string(getpid()) + ".safetensors")};
+  const std::string path = file.path.string();
+  save_checkpoint(first, path,
+                  {{"training.adam_steps", std::to_string(adam_b.steps())}, {"training.data", data_b.state()}},
+                  state);
+  const auto with_state = std::filesystem::file_size(path);
+  save_checkpoint(first, path.substr(0, path.size() - 12) + "-weights.safetensors");
+  RemoveOnExit weights_file{path.substr(0, path.size() - 12) + "-weights.safetensors"};
+  const auto weights_only = std::filesystem::file_size(weights_file.path);
+
+  // As a new process would: everything from the file, nothing from the run that stopped.
+  Generator init_c(99);
+  PositionScorer resumed(kVocab, kEmbed, init_c);
+  std::vector<NamedTensor> loaded;
+  std::map<std::string, std::string> meta = load_checkpoint(resumed, path, &loaded);
+  std::map<std::string, Tensor> by_name;
+  for (const NamedTensor& t : loaded) by_name[t.name] = t.value;
+  std::vector<Tensor> exp_avg, exp_avg_sq;  // one per parameter, in the parameters' order
+  for (const auto& [name, p] : resumed.named_parameters()) {
+    exp_avg.push_back(by_name.at(kTrainingPrefix + "exp_avg." + name));
+    exp_avg_sq.push_back(by_name.at(kTrainingPrefix + "exp_avg_sq." + name));
+  }
+  Adam adam_c(resumed.parameters(), 0.01);
+  adam_c.load_state(std::stoll(meta.at("training.adam_steps")), exp_avg, exp_avg_sq);
+  Generator data_c = Generator::from_state(meta.at("training.data"));
+  run_steps(resumed, adam_c, data_c, half, steps);
+
+  // From the weights alone: a fresh Adam (no moments, step count 0), the same batches.
+  Generator init_d(99), data_d = Generator::from_state(meta.at("training.data"));
+  PositionScorer weights_alone(kVocab, kEmbed, init_d);
+  load_checkpoint(weights_alone, weights_file.path.string());
+  Adam adam_d(weights_alone.parameters(), 0.01);
+  run_steps(weights_alone, adam_d, data_d, half, steps);
+
+  auto largest_difference = [&](const PositionScorer& m) {
+    real d = 0;
+    auto a = whole.parameters(), b = m.parameters();
+    for (size_t i = 0; i < a.size(); ++i)
+      for (int64_t k = 0; k < a[i].value().numel(); ++k) d = std::max(d, std::abs(a[i].value()[k] - b[i].value()[k]));
+    return d;
+  };
+  std::printf("stopped at step %lld of %lld; the file: %lld bytes (the weights alone: %lld)\n",
+              static_cast<long long>(half), static_cast<long long>(steps), static_cast<long long>(with_state),
+              static_cast<long long>(weights_only));
+  for (const NamedTensor& t : loaded) std::printf("  %-34s %s\n", t.name.c_str(), shape_str(t.value.shape()).c_str());
+  const real resumed_diff = largest_difference(resumed);
+  std::printf("resumed with Adam's state: largest weight difference from the unstopped run %g (%s)\n", resumed_diff,
+              resumed_diff == 0 ? "bit-identical" : "DIFFERENT");
+  std::printf("resumed from the weights alone:  largest weight difference %.3g\n", largest_difference(weights_alone));
+  return resumed_diff == 0;
+}
+
 int run(bool quick) {
   const int64_t steps = quick ? 100 : 400;
   const int64_t every = quick ? 25 : 50;
@@ -374,7 +454,9 @@ int run(bool quick) {
   std::printf("\n");
 
   optimiser_demo(steps, test);
-  return checkpoint_demo(model, test) ? 0 : 1;
+  bool reloaded = checkpoint_demo(model, test);
+  bool resumed = resume_demo(steps);
+  return reloaded && resumed ? 0 : 1;
 }
 
 }  // namespace

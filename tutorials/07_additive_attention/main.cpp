@@ -76,7 +76,7 @@ void one_step() {
   DecoderState st = model.start(batch);  // runs the encoder and prepare(): W1 h_i for every i
   const Tensor& W1 = p["attention.W1.weight"].value();  // (A, H)
   const Tensor& W2 = p["attention.W2.weight"].value();  // (A, H)
-  const Vec v = p["attention.v"].value().to_vector();      // (A)
+  const Vec v = p["attention.v.weight"].value().to_vector();  // (1, A)
   const char* tokens[] = {"5", "9", "2", "<pad>"};
 
   std::printf("the encoder states h_i and their projections W1 h_i (computed once per batch)\n");

@@ -1,0 +1,114 @@
+// Continue in PyTorch: reference/pytorch/heed_checkpoint.py builds each model kind from stock
+// modules, loads a heed checkpoint with load_state_dict(strict=True) and decodes greedily; its
+// tokens, attention and log-probability must equal `heed predict --json`'s to 1e-12 (both in
+// float64). Runs when python3 can import torch (Debian's python3-torch; .ci/run installs it),
+// and says it was skipped otherwise: `make test` never needs torch.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tests/heed_cli.h"
+
+using namespace heed;
+
+namespace {
+
+// The first interpreter that imports torch: $HEED_PYTHON, python3, then Debian's own (a
+// python3 of pyenv or a virtualenv first on PATH does not see Debian's packages).
+std::string python_with_torch() {
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("HEED_PYTHON")) candidates.push_back(env);
+  candidates.push_back("python3");
+  candidates.push_back("/usr/bin/python3");
+  for (const std::string& py : candidates)
+    if (std::system((py + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0) return py;
+  return "";
+}
+
+struct Config {
+  std::string flags, source;
+};
+
+}  // namespace
+
+TEST_SUITE("ch04_pytorch") {
+  TEST_CASE("PyTorch: stock modules load every heed checkpoint strictly and decode the same to 1e-12") {
+    const std::string py = python_with_torch();
+    if (py.empty()) {
+      // CI (.ci/run) installs python3-torch and sets HEED_REQUIRE_TORCH: there a skip is a failure.
+      REQUIRE_MESSAGE(std::getenv("HEED_REQUIRE_TORCH") == nullptr, "HEED_REQUIRE_TORCH is set but no python3 imports torch");
+      MESSAGE("skipped: no python3 with torch (apt-get install python3-torch), so the PyTorch loader is not run");
+      return;
+    }
+    Scratch s("pytorch");
+    const std::string toy = " --min-len 2 --max-len 6 --embed 6 --hidden 8 --batch 8 --steps 40 --eval-samples 2";
+    std::vector<Config> configs;
+    for (const char* model : {"plain", "additive", "general", "dot", "scaled", "cosine", "location"})
+      for (const char* cell : {"gru", "lstm", "rnn"})
+        configs.push_back({std::string("--model ") + model + " --cell " + cell + toy, "3 1 4 1 5"});
+    for (const char* model : {"plain", "additive", "general", "location"})
+      for (const char* cell : {"gru", "lstm"})
+        configs.push_back({std::string("--model ") + model + " --cell " + cell + " --bidirectional" + toy, "2 7 1 8"});
+    configs.push_back({"--task translate --model additive --embed 8 --hidden 8 --batch 8 --steps 20 --eval-samples 2",
+                       "ich habe keinen hunger , weil ich ein brot gegessen habe ."});
+
+    std::vector<Json> expected;
+    for (size_t i = 0; i < configs.size(); ++i) {
+      const std::string f = s.path("m" + std::to_string(i) + ".st");
+      CliRun t = s.heed("train " + configs[i].flags + " --save " + f);
+      REQUIRE_MESSAGE(t.status == 0, configs[i].flags << ": " << t.err);
+      CliRun p = s.heed("predict --load " + f + " --json \"" + configs[i].source + "\"");
+      REQUIRE(p.status == 0);
+      expected.push_back(p.json());
+    }
+    // One interpreter per source, each loading several checkpoints: importing torch takes seconds.
+    std::vector<std::string> lines(configs.size());
+    for (const std::string& source : {std::string("3 1 4 1 5"), std::string("2 7 1 8"), configs.back().source}) {
+      std::string args;
+      std::vector<size_t> which;
+      for (size_t i = 0; i < configs.size(); ++i)
+        if (configs[i].source == source) {
+          args += " " + s.path("m" + std::to_string(i) + ".st");
+          which.push_back(i);
+        }
+      const std::string out = s.path("torch.out"), err = s.path("torch.err");
+      int status = std::system((py + " reference/pytorch/heed_checkpoint.py" + args + " --source \"" + source + "\" >" +
+                                out + " 2>" + err).c_str());
+      REQUIRE_MESSAGE(status == 0, slurp(err));
+      std::string text = slurp(out);
+      size_t at = 0;
+      for (size_t i : which) {
+        size_t nl = text.find('\n', at);
+        REQUIRE(nl != std::string::npos);
+        lines[i] = text.substr(at, nl - at);
+        at = nl + 1;
+      }
+    }
+    real worst = 0;
+    for (size_t i = 0; i < configs.size(); ++i) {
+      CAPTURE(configs[i].flags);
+      Json torch_json = parse_json(lines[i]);
+      const Json& want = expected[i];
+      CHECK(*torch_json.find("source") == *want.find("source"));
+      CHECK(*torch_json.find("output") == *want.find("output"));  // the same tokens, the file's words
+      real dlp = std::abs(torch_json.find("log_prob")->as_real() - want.find("log_prob")->as_real());
+      CHECK(dlp <= 1e-12);
+      worst = std::max(worst, dlp);
+      const Json::Array &ta = torch_json.find("attention")->as_array(), &wa = want.find("attention")->as_array();
+      REQUIRE(ta.size() == wa.size());
+      for (size_t r = 0; r < ta.size(); ++r) {
+        REQUIRE(ta[r].size() == wa[r].size());
+        for (size_t c = 0; c < ta[r].size(); ++c) {
+          real d = std::abs(ta[r].as_array()[c].as_real() - wa[r].as_array()[c].as_real());
+          CHECK(d <= 1e-12);
+          worst = std::max(worst, d);
+        }
+      }
+    }
+    MESSAGE("PyTorch and heed agree on " << configs.size() << " checkpoints; largest difference " << worst);
+  }
+}  // TEST_SUITE

@@ -1,0 +1,310 @@
+#include "tools/train_state.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+#include "nn/checkpoint.h"
+
+namespace heed {
+
+namespace {
+
+// Metadata keys of the training state; tensors are kTrainingPrefix + "exp_avg." + parameter
+// name, kTrainingPrefix + "exp_avg_sq." + name and kTrainingPrefix + "recent_losses".
+const char* kStep = "training.step";
+const char* kAdamSteps = "training.adam_steps";
+const char* kDataGenerator = "training.data_generator";
+
+std::string exact(real x) {  // a real as text that reads back to the same bits
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(x));
+  return buf;
+}
+
+std::string meta_text(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key) {
+  auto it = meta.find(key);
+  if (it == meta.end()) throw Error("train: --resume " + path + ": its metadata has no '" + key + "'");
+  return it->second;
+}
+
+int64_t meta_int(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key) {
+  std::string s = meta_text(path, meta, key);
+  try {
+    size_t used = 0;
+    long long v = std::stoll(s, &used);
+    if (used == s.size() && v >= 0) return v;
+  } catch (const std::logic_error&) {
+  }
+  throw Error("train: --resume " + path + ": metadata '" + key + "' is '" + s + "', not a whole number >= 0");
+}
+
+real meta_real(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key) {
+  std::string s = meta_text(path, meta, key);
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !std::isfinite(v) || v < 0)
+    throw Error("train: --resume " + path + ": metadata '" + key + "' is '" + s + "', not a number >= 0");
+  return static_cast<real>(v);
+}
+
+// A path as the shell reads it back: quoted unless it is plain.
+std::string shell_word(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+=:") ==
+                        std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+volatile std::sig_atomic_t g_signal = 0;  // the first SIGINT or SIGTERM received
+
+extern "C" void note_signal(int sig) {
+  if (g_signal == 0) g_signal = sig;
+}
+
+struct sigaction g_old_int, g_old_term;
+
+// Test hook (tests/ch04_resume_test.cpp): HEED_TEST_SIGNAL=NAME@K sends this process the
+// signal NAME (INT, TERM or KILL) at the end of step K, as a user or a scheduler would, so a
+// test can interrupt a run at a chosen step; HEED_TEST_SIGNAL_IN_SAVE=1 sends a second SIGINT
+// from inside the save, after the temporary file is written and before it is renamed.
+void test_signal(int64_t step) {
+  const char* env = std::getenv("HEED_TEST_SIGNAL");
+  if (!env) return;
+  std::string spec = env;
+  size_t at = spec.find('@');
+  if (at == std::string::npos || std::atoll(spec.c_str() + at + 1) != step) return;
+  std::string name = spec.substr(0, at);
+  int sig = name == "INT" ? SIGINT : name == "TERM" ? SIGTERM : name == "KILL" ? SIGKILL : 0;
+  if (sig) ::kill(::getpid(), sig);
+}
+
+}  // namespace
+
+TrainPlan plan_from_checkpoint(const Args& a) {
+  const std::string path = a.text("--resume", "");
+  for (const char* flag : {"--task", "--model", "--cell", "--vocab", "--min-len", "--max-len", "--embed", "--hidden",
+                           "--batch", "--lr", "--schedule", "--clip", "--seed", "--eval-samples", "--load",
+                           "--bidirectional"})
+    if (a.has(flag))
+      throw a.error(std::string(flag) + " cannot be given with --resume: the run continues with the settings " +
+                    path + " recorded (only --steps, --save, --checkpoint-every, --weights-only and --json may change)");
+  std::map<std::string, std::string> meta;
+  ModelConfig config;
+  try {
+    meta = read_checkpoint_metadata(path);
+    config = checkpoint_config(path, meta);
+  } catch (const Error& e) {
+    throw a.error(std::string("--resume: ") + e.what());
+  }
+  if (!meta.count(kStep))
+    throw a.error("--resume " + path +
+                  ": the file holds no training state (it was saved with --weights-only, or is not a training "
+                  "checkpoint); start a new run from its weights with --load " + path);
+  TrainPlan plan;
+  plan.resume = path;
+  plan.task = checkpoint_task(path, meta);
+  plan.config = config;
+  plan.seed = meta_int(path, meta, "seed");
+  plan.resumed_step = meta_int(path, meta, kStep);
+  TrainOptions& opt = plan.opt;
+  opt.steps = meta_int(path, meta, "steps");
+  opt.batch = meta_int(path, meta, "batch");
+  opt.lr = meta_real(path, meta, "lr");
+  opt.schedule = meta_text(path, meta, "schedule");
+  opt.clip = meta_real(path, meta, "clip");
+  opt.seed = static_cast<uint64_t>(plan.seed) + 1000003;  // as parse_train_flags
+  plan.eval_samples = meta_int(path, meta, "eval_samples");
+  if (plan.resumed_step > opt.steps)
+    throw a.error("--resume " + path + ": it records step " + std::to_string(plan.resumed_step) + " of a " +
+                  std::to_string(opt.steps) + "-step run");
+  opt.steps = a.integer("--steps", opt.steps, 0, 100000000);
+  if (opt.steps < plan.resumed_step)
+    throw a.error("--steps " + std::to_string(opt.steps) + " is below step " + std::to_string(plan.resumed_step) +
+                  ", which " + path + " has reached");
+  plan.save = a.text("--save", path);
+  plan.checkpoint_every = a.integer("--checkpoint-every", 0, 0, 100000000);
+  plan.weights_only = a.has("--weights-only");
+  plan.json = a.has("--json");
+  check_step_memory(plan.config, opt.batch, plan.task->max_len());
+  return plan;
+}
+
+void adopt_loaded_model(TrainPlan& plan, const Args& a) {
+  const std::string path = a.text("--load", "");
+  std::map<std::string, std::string> meta;
+  ModelConfig loaded;
+  try {
+    meta = read_checkpoint_metadata(path);
+    loaded = checkpoint_config(path, meta);
+  } catch (const Error& e) {
+    throw a.error(std::string("--load: ") + e.what());
+  }
+  const ModelConfig& flags = plan.config;
+  auto differs = [&](const char* flag, const std::string& given, const std::string& file) {
+    if (a.has(flag) && given != file)
+      throw a.error(std::string(flag) + " " + given + " differs from the model in " + path + " (" + file +
+                    "); --load keeps the model's shape");
+  };
+  differs("--model", flags.model, loaded.model);
+  differs("--cell", flags.cell, loaded.cell);
+  differs("--embed", std::to_string(flags.embed), std::to_string(loaded.embed));
+  differs("--hidden", std::to_string(flags.hidden), std::to_string(loaded.hidden));
+  if (a.has("--bidirectional") && !loaded.bidirectional)
+    throw a.error("--bidirectional differs from the model in " + path + " (one direction); --load keeps the model's shape");
+  if (flags.src_vocab != loaded.src_vocab || flags.tgt_vocab != loaded.tgt_vocab)
+    throw a.error("--load " + path + ": task " + plan.task->name() + " has vocabularies of " +
+                  std::to_string(flags.src_vocab) + " and " + std::to_string(flags.tgt_vocab) +
+                  " tokens, the model reads " + std::to_string(loaded.src_vocab) + " and " +
+                  std::to_string(loaded.tgt_vocab));
+  if (plan.task->max_len() > loaded.max_src_len)
+    throw a.error("--load " + path + ": sources of up to " + std::to_string(plan.task->max_len()) +
+                  " tokens are longer than the " + std::to_string(loaded.max_src_len) + " the model reads");
+  plan.config = loaded;
+  plan.load = path;
+  check_step_memory(plan.config, plan.opt.batch, plan.task->max_len());
+}
+
+LoadedModel make_run_model(const TrainPlan& plan) {
+  const std::string& path = !plan.resume.empty() ? plan.resume : plan.load;
+  if (path.empty()) {
+    LoadedModel run;
+    Generator gen(static_cast<uint64_t>(plan.seed));
+    run.model = std::make_unique<Seq2Seq>(plan.config, gen);
+    return run;
+  }
+  LoadedModel run = load_model(path);
+  if (!plan.resume.empty()) check_task_vocab(run, path);
+  if (!plan.load.empty() && (run.src_vocab.tokens() != plan.task->src_vocab().tokens() ||
+                             run.tgt_vocab.tokens() != plan.task->tgt_vocab().tokens()))
+    throw Error("train: --load " + path + ": the model's vocabularies are not task " + plan.task->name() + "'s");
+  if (run.model->config().to_metadata() != plan.config.to_metadata())
+    throw Error("train: " + path + " changed while heed read it");  // its header was read twice
+  return run;
+}
+
+void restore_run(const TrainPlan& plan, const LoadedModel& run, Trainer& trainer) {
+  if (plan.resume.empty()) return;
+  const std::string& path = plan.resume;
+  const std::map<std::string, std::string>& meta = run.metadata;
+  std::map<std::string, const Tensor*> by_name;
+  for (const NamedTensor& t : run.training) by_name[t.name] = &t.value;
+  auto tensor = [&](const std::string& name) -> const Tensor& {
+    auto it = by_name.find(kTrainingPrefix + name);
+    if (it == by_name.end())
+      throw Error("train: --resume " + path + ": the training state has no tensor " + kTrainingPrefix + name);
+    return *it->second;
+  };
+  TrainingState s;
+  s.step = meta_int(path, meta, kStep);
+  s.adam_steps = meta_int(path, meta, kAdamSteps);
+  s.data_generator = meta_text(path, meta, kDataGenerator);
+  for (const auto& [name, p] : run.model->named_parameters()) {
+    s.exp_avg.push_back(tensor("exp_avg." + name));
+    s.exp_avg_sq.push_back(tensor("exp_avg_sq." + name));
+  }
+  const bool has_losses = by_name.count(kTrainingPrefix + "recent_losses") != 0;
+  if (has_losses) s.recent_losses = tensor("recent_losses").to_vector();
+  if (by_name.size() != 2 * s.exp_avg.size() + (has_losses ? 1 : 0))
+    throw Error("train: --resume " + path + ": its training state holds tensors this model has no parameter for");
+  try {
+    trainer.restore(s);
+  } catch (const Error& e) {
+    throw Error("train: --resume " + path + ": " + e.what());
+  }
+}
+
+void save_run(const TrainPlan& plan, const Seq2Seq& model, const Trainer& trainer, const std::string& path,
+              bool weights_only) {
+  const TrainOptions& opt = plan.opt;
+  std::map<std::string, std::string> run = {{"seed", std::to_string(plan.seed)},
+                                            {"steps", std::to_string(opt.steps)},
+                                            {"batch", std::to_string(opt.batch)},
+                                            {"lr", exact(opt.lr)},
+                                            {"schedule", opt.schedule},
+                                            {"clip", exact(opt.clip)},
+                                            {"eval_samples", std::to_string(plan.eval_samples)}};
+  std::vector<NamedTensor> training;
+  if (!weights_only) {
+    TrainingState s = trainer.state();
+    run[kStep] = std::to_string(s.step);
+    run[kAdamSteps] = std::to_string(s.adam_steps);
+    run[kDataGenerator] = s.data_generator;
+    auto params = model.named_parameters();
+    for (size_t i = 0; i < params.size(); ++i) training.push_back({kTrainingPrefix + "exp_avg." + params[i].first, s.exp_avg[i]});
+    for (size_t i = 0; i < params.size(); ++i)
+      training.push_back({kTrainingPrefix + "exp_avg_sq." + params[i].first, s.exp_avg_sq[i]});
+    if (!s.recent_losses.empty())
+      training.push_back({kTrainingPrefix + "recent_losses",
+                          Tensor({static_cast<int64_t>(s.recent_losses.size())}, s.recent_losses)});
+  }
+  SafetensorsWriteHook hook;
+  if (std::getenv("HEED_TEST_SIGNAL_IN_SAVE")) hook = [](const std::string&) { ::kill(::getpid(), SIGINT); };
+  save_checkpoint(model, path, checkpoint_metadata(plan.config, *plan.task, run), training, hook);
+}
+
+RunGuard::RunGuard(const TrainPlan& plan, const Seq2Seq& model, const Trainer& trainer)
+    : plan_(plan), model_(model), trainer_(trainer), tty_(isatty(2) != 0) {
+  g_signal = 0;
+  struct sigaction sa = {};
+  sa.sa_handler = note_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &g_old_int);
+  sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+RunGuard::~RunGuard() { restore_handlers(); }
+
+void RunGuard::restore_handlers() {
+  if (!installed_) return;
+  installed_ = false;
+  sigaction(SIGINT, &g_old_int, nullptr);
+  sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
+int RunGuard::after_step() {
+  const int64_t step = trainer_.steps_done();
+  test_signal(step);
+  if (g_signal) return interrupted(g_signal);
+  if (plan_.checkpoint_every > 0 && step % plan_.checkpoint_every == 0 && !trainer_.done()) {
+    save_run(plan_, model_, trainer_, plan_.save, false);
+    if (g_signal) return interrupted(g_signal);  // came during the save: stop at this step, not the next
+  }
+  return 0;
+}
+
+int RunGuard::finish() {
+  if (g_signal) return interrupted(g_signal);
+  if (!plan_.save.empty()) save_run(plan_, model_, trainer_, plan_.save, plan_.weights_only);
+  restore_handlers();
+  if (!g_signal) return 0;
+  // Came during the final save, which completed: the file holds the finished run.
+  if (tty_) std::fputc('\n', stderr);
+  std::fprintf(stderr, "heed train: %s at the end of the run; saved to %s\n", g_signal == SIGINT ? "SIGINT" : "SIGTERM",
+               plan_.save.c_str());
+  return 128 + g_signal;
+}
+
+int RunGuard::interrupted(int sig) {
+  const char* name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+  const std::string at = "heed train: " + std::string(name) + " at step " + std::to_string(trainer_.steps_done()) +
+                         "/" + std::to_string(plan_.opt.steps);
+  if (tty_) std::fputc('\n', stderr);  // past the progress bar
+  if (plan_.save.empty()) {
+    std::fprintf(stderr, "%s; nothing saved (give --save FILE to keep a run that is interrupted)\n", at.c_str());
+  } else {
+    save_run(plan_, model_, trainer_, plan_.save, false);
+    std::fprintf(stderr, "%s; saved to %s; resume with: heed train --resume %s\n", at.c_str(), plan_.save.c_str(),
+                 shell_word(plan_.save).c_str());
+  }
+  std::fflush(stderr);
+  return 128 + sig;
+}
+
+}  // namespace heed
