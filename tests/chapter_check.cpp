@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/heed_cli.h"  // slurp
+#include "tests/prose_numbers.h"
 
 namespace {
 
@@ -240,6 +241,10 @@ void check_chapter(const std::string& dir) {
   bool any = false;
   for (const Block& b : check_blocks(dir, {"output", "code"})) any = any || b.kind != "output-full";
   CHECK_MESSAGE(any, dir << "/README.md marks no output or code block, so nothing in it is checked");
+  // A number the prose quotes is one a checked block shows.
+  bool ok = false;
+  std::vector<std::string> lines = read_lines(dir + "/README.md", ok);
+  for (const std::string& m : unquoted_numbers(lines)) FAIL_CHECK(dir << "/README.md " << m);
 }
 
 void check_chapter_full(const std::string& dir) { check_blocks(dir, {"output-full"}); }
