@@ -277,11 +277,14 @@ void alignment(const Seq2Seq& model, const Task& task, int64_t L, int64_t n) {
       ++total;
     }
   auto pct = [&](int64_t k) { return 100 * static_cast<real>(k) / static_cast<real>(total); };
-  std::printf("over %lld sources of length %lld, the largest weight of output step t falls\n",
-              static_cast<long long>(n), static_cast<long long>(L));
-  std::printf("  on the mirrored position L+1-t %5.1f %%   one to its right %5.1f %%   one to its left %5.1f %%"
-              "   elsewhere %5.1f %%\n",
-              pct(on), pct(right), pct(left), pct(total - on - right - left));
+  std::printf("over %lld sources of length %lld, the largest weight of the %lld output steps falls\n",
+              static_cast<long long>(n), static_cast<long long>(L), static_cast<long long>(total));
+  const int64_t elsewhere = total - on - right - left;
+  // Counts, which add up to the total; the percentages are rounded and need not add to 100.
+  std::printf("  on the mirrored position L+1-t %4lld (%.1f %%)   one to its right %4lld (%.1f %%)\n",
+              static_cast<long long>(on), pct(on), static_cast<long long>(right), pct(right));
+  std::printf("  one to its left %4lld (%.1f %%)   elsewhere %4lld (%.1f %%)\n", static_cast<long long>(left),
+              pct(left), static_cast<long long>(elsewhere), pct(elsewhere));
   std::printf("  mean weight on the mirrored position and its right neighbour together: %.3f\n",
               band / static_cast<real>(total));
 }
