@@ -82,6 +82,8 @@ class Seq2Seq : public Module {
   DecoderState start(const Batch& batch, std::vector<Var>* encoder_steps) const;
   StepOutput step(const std::vector<int64_t>& prev_tokens, DecoderState& st) const;  // advances st
   Var logits(const Var& out) const { return out_.forward(out); }
+  // The score function, for showing one step's scores (nullptr for plain).
+  const Score* attention_score() const { return score_.get(); }
 
   const ModelConfig& config() const { return config_; }
 
