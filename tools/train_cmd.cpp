@@ -26,6 +26,8 @@ const char* kHelp =
     "  --model plain|additive|general|dot|scaled|cosine|location   the decoder (additive)\n"
     "  --cell gru|lstm|rnn       recurrent cell of encoder and decoder (gru)\n"
     "  --bidirectional           a bidirectional encoder\n"
+    "  --input-feeding           Luong models: the cell also reads the previous step's\n"
+    "                            attentional state h~_{t-1} (Luong et al. 2015, section 3.3)\n"
     "  --vocab V                 number of symbols of the toy tasks (10)\n"
     "  --min-len N, --max-len N  source lengths of the toy tasks (5, 10)\n"
     "  --embed E, --hidden H     embedding and hidden sizes (32, 64)\n"
@@ -76,7 +78,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   Args a("train", argv,
          {"--task", "--model", "--cell", "--vocab", "--min-len", "--max-len", "--embed", "--hidden", "--batch",
           "--steps", "--lr", "--schedule", "--clip", "--seed", "--save", "--eval-samples"},
-         {"--json", "--help", "--bidirectional"});
+         {"--json", "--help", "--bidirectional", "--input-feeding"});
   TrainPlan plan;
   if (a.has("--help")) {
     plan.help = true;
@@ -93,6 +95,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   config.model = a.choice("--model", "additive", {"plain", "additive", "general", "dot", "scaled", "cosine", "location"});
   config.cell = a.choice("--cell", "gru", {"gru", "lstm", "rnn"});
   config.bidirectional = a.has("--bidirectional");
+  config.input_feeding = a.has("--input-feeding");
   config.embed = a.integer("--embed", 32, 1, 4096);
   config.hidden = a.integer("--hidden", 64, 1, 4096);
   config.src_vocab = plan.task->src_vocab().size();
@@ -141,8 +144,9 @@ int cmd_train(const std::vector<std::string>& argv) {
 
   Generator gen(static_cast<uint64_t>(seed));
   Seq2Seq model(config, gen);
-  std::printf("training %s (%s cell%s, %lld parameters) on %s, %lld steps of %lld sequences\n",
+  std::printf("training %s (%s cell%s%s, %lld parameters) on %s, %lld steps of %lld sequences\n",
               config.model.c_str(), config.cell.c_str(), config.bidirectional ? ", bidirectional" : "",
+              config.input_feeding ? ", input feeding" : "",
               static_cast<long long>(model.num_parameters()), task->name().c_str(),
               static_cast<long long>(opt.steps), static_cast<long long>(opt.batch));
   std::fflush(stdout);
