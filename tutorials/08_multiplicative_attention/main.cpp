@@ -266,7 +266,8 @@ void luong() {
 constexpr int64_t kSymbols = 10;
 constexpr int64_t kMinLen = 5, kMaxLen = 10;
 constexpr uint64_t kSeed = 1;  // as `heed train --seed 1`
-const char* kModels[] = {"plain", "additive", "general", "dot", "scaled"};
+// "general+if" is general with Luong's input feeding (section 3.3 of the paper).
+const char* kModels[] = {"plain", "additive", "general", "dot", "scaled", "general+if"};
 
 struct Result {
   std::string model;
@@ -280,7 +281,8 @@ struct Result {
 
 ModelConfig config(const std::string& model, const Task& task) {
   ModelConfig c;
-  c.model = model;
+  c.input_feeding = model.size() > 3 && model.compare(model.size() - 3, 3, "+if") == 0;
+  c.model = c.input_feeding ? model.substr(0, model.size() - 3) : model;
   c.src_vocab = task.src_vocab().size();
   c.tgt_vocab = task.tgt_vocab().size();
   c.embed = 32;
@@ -335,7 +337,7 @@ void training(bool quick) {
   const int64_t steps = quick ? 40 : 1000, samples = quick ? 20 : 200;
   const std::vector<int64_t> lengths = quick ? std::vector<int64_t>{5, 10, 12} : std::vector<int64_t>{5, 6, 7, 8, 9, 10, 11, 12, 14};
   ReverseTask task(kSymbols, kMinLen, kMaxLen);
-  std::printf("== 4. five decoders on reverse (E 32, H 64, lengths %lld..%lld, %lld steps of 32, same seeds)\n",
+  std::printf("== 4. six decoders on reverse (E 32, H 64, lengths %lld..%lld, %lld steps of 32, same seeds)\n",
               static_cast<long long>(kMinLen), static_cast<long long>(kMaxLen), static_cast<long long>(steps));
   std::fflush(stdout);
   std::vector<Result> results;
@@ -344,12 +346,12 @@ void training(bool quick) {
   // Loss checkpoints: the mean of the `window` steps up to each.
   const int64_t window = quick ? 10 : 100;
   const std::vector<int64_t> marks = quick ? std::vector<int64_t>{10, 20, 40} : std::vector<int64_t>{100, 200, 300, 500, 1000};
-  std::printf("%-18s %s\n", "", "mean training loss up to step");
-  std::printf("%-9s %7s ", "model", "params");
+  std::printf("%-20s %s\n", "", "mean training loss up to step");
+  std::printf("%-11s %7s ", "model", "params");
   for (int64_t s : marks) std::printf(" %6lld", static_cast<long long>(s));
   std::printf("  %6s %6s %6s\n", "exact", "token", "peak");
   for (const Result& r : results) {
-    std::printf("%-9s %7lld ", r.model.c_str(), static_cast<long long>(r.params));
+    std::printf("%-11s %7lld ", r.model.c_str(), static_cast<long long>(r.params));
     for (int64_t s : marks) std::printf(" %6.3f", window_mean(r.losses, s, window));
     std::printf("  %6.3f %6.3f ", r.held_out.exact(), r.held_out.token());
     if (r.model == "plain")
@@ -358,16 +360,17 @@ void training(bool quick) {
       std::printf("%6.3f\n", r.peak);
   }
   std::printf("(loss: the mean of the %lld training steps up to the column's step)\n", static_cast<long long>(window));
+  std::printf("(general+if: general with input feeding, the cell also reading h~_{t-1})\n");
   std::printf("(exact, token: greedy decoding of 500 held-out sources of lengths %lld..%lld)\n"
               "(peak: the mean largest attention weight of an output step, on 200 sources of length %lld)\n\n",
               static_cast<long long>(kMinLen), static_cast<long long>(kMaxLen), static_cast<long long>(kMaxLen));
 
   std::printf("exact accuracy by source length (%lld sources per length)\n", static_cast<long long>(samples));
-  std::printf("%-9s", "length");
+  std::printf("%-11s", "length");
   for (int64_t L : lengths) std::printf(" %6lld", static_cast<long long>(L));
   std::printf("\n");
   for (const Result& r : results) {
-    std::printf("%-9s", r.model.c_str());
+    std::printf("%-11s", r.model.c_str());
     for (const Accuracy& a : r.by_length) std::printf(" %6.3f", a.exact());
     std::printf("\n");
   }
@@ -375,7 +378,7 @@ void training(bool quick) {
               static_cast<long long>(kMaxLen));
 
   std::fprintf(stderr, "\ntutorial-08: CPU time per training step (clock(); varies with the machine and its load)\n");
-  for (const Result& r : results) std::fprintf(stderr, "  %-9s %6.1f ms\n", r.model.c_str(), r.cpu_ms);
+  for (const Result& r : results) std::fprintf(stderr, "  %-11s %6.1f ms\n", r.model.c_str(), r.cpu_ms);
 }
 
 struct Section {
