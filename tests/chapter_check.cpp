@@ -27,6 +27,7 @@ struct Block {
   std::string arg;                 // the program's arguments, or the quoted file's path
   int line = 0;                    // 1-based line of the marker
   std::vector<std::string> lines;  // the block's contents, without the fences
+  std::vector<int> pieces;         // the lines of later blocks with the same marker, joined to this one
 };
 
 std::vector<std::string> read_lines(const std::string& path, bool& ok) {
@@ -159,7 +160,10 @@ std::string first_difference(const std::vector<std::string>& shown, const std::s
 void check_output_block(const std::string& readme, const std::string& program, const Block& b,
                         std::map<std::string, std::string>& cache) {
   std::string command = program + (b.arg.empty() ? "" : " " + b.arg);
-  INFO(readme << ":" << b.line << ": the block shows the output of `" << command << "`");
+  std::string also;
+  for (int at : b.pieces) also += (also.empty() ? "" : ", ") + std::to_string(at);
+  INFO(readme << ":" << b.line << ": the block" << (also.empty() ? "" : " (joined with those at lines " + also + ")")
+              << " shows the output of `" << command << "`");
   if (!cache.count(command)) {
     int status = 0;
     cache[command] = run(command, status);
@@ -221,11 +225,27 @@ std::vector<Block> check_blocks(const std::string& dir, const std::set<std::stri
     FAIL_CHECK(program << " is missing: build it with `make " << program << "`");
     return blocks;
   }
+  // Output blocks with the same marker are one output, shown in pieces next to the text that
+  // explains each: joined in order, they must be the program's output.
+  std::vector<Block> joined;
+  std::map<std::string, size_t> group;  // kind + ARGS -> index in joined
   for (const Block& b : blocks) {
     if (!kinds.count(b.kind)) continue;
-    if (b.kind == "code") check_code_block(readme, b);
-    else check_output_block(readme, program, b, cache);
+    if (b.kind == "code") {
+      check_code_block(readme, b);
+      continue;
+    }
+    const std::string key = b.kind + ":" + b.arg;
+    if (!group.count(key)) {
+      group[key] = joined.size();
+      joined.push_back(b);
+    } else {
+      Block& j = joined[group[key]];
+      j.lines.insert(j.lines.end(), b.lines.begin(), b.lines.end());
+      j.pieces.push_back(b.line);
+    }
   }
+  for (const Block& j : joined) check_output_block(readme, program, j, cache);
   return blocks;
 }
 

@@ -2,6 +2,8 @@
 // Inside doctest assertions, check_chapter(dir) verifies, for dir like "tutorials/01_tensors":
 //   - a fenced block right after a line `<!-- output: ARGS -->` equals, byte for byte, the stdout of
 //     `BUILD/tutorial-NN ARGS` (NN from the dir name; ARGS may be empty), and the program exits 0;
+//     several blocks under the same marker are one output shown in pieces: joined in order, they
+//     must equal it;
 //   - a fenced block right after `<!-- code: PATH -->` appears as contiguous lines of PATH;
 //   - every decimal number of the prose is one a marked block shows (tests/prose_numbers.h).
 // Blocks marked `<!-- output-full: ARGS -->` (long runs) are left to check_chapter_full(dir), which
