@@ -4,6 +4,7 @@
 #   make tutorials      run every chapter program (ARGS=--quick for the short versions)
 #   make tutorial-NN    build and run chapter NN, e.g. make tutorial-03 ARGS=--quick
 #   make check-chapters  run the long chapter programs and compare with their text
+#   make figures        redraw the chapters' figures (SVG, committed beside each chapter)
 #   make bench          time a training step of every benchmark model at configurations S and M
 #   make sanitize       everything under AddressSanitizer, LeakSanitizer and UBSan: tests + a CLI run
 #   make fuzz           fuzz the checkpoint loader and the CLI parsing (FUZZ_SECONDS=60 per target)
@@ -32,7 +33,7 @@ DOCTEST   := /usr/include/doctest/doctest.h
 
 obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(1))
 
-.PHONY: all test run tutorials bench clean help doctest check-chapters sanitize fuzz fuzz-toolchain
+.PHONY: figures all test run tutorials bench clean help doctest check-chapters sanitize fuzz fuzz-toolchain
 .DEFAULT_GOAL := all
 
 all: $(LIB) $(HEED) $(TESTS) $(CHAPTER_BINS)
@@ -76,6 +77,15 @@ test: $(TESTS) $(CHAPTER_BINS) $(HEED)
 # The long chapter runs (output-full blocks): minutes, so CI runs them, not make test.
 check-chapters: $(TESTS) $(CHAPTER_BINS)
 	$(TESTS) -ts=chapters_full --no-skip
+
+# The chapters' figures, drawn by heed's viz/ code and committed beside the text: quick ones by
+# `tutorial-NN figures DIR`, the others copied from the long runs' build/chNN/ (make
+# check-chapters runs those). make test and check-chapters hold the committed files to them.
+QUICK_FIGURES := 02_autograd
+figures: $(CHAPTER_BINS)
+	@set -e; for c in $(QUICK_FIGURES); do $(BUILD)/tutorial-$${c%%_*} figures tutorials/$$c; done
+	@for f in tutorials/*/*.svg; do d=$$(basename $$(dirname $$f)); n=$${d%%_*}; \
+	  if [ -f $(BUILD)/ch$$n/$$(basename $$f) ]; then cp $(BUILD)/ch$$n/$$(basename $$f) $$f; fi; done
 
 # The demo: Bahdanau attention learns to reverse sequences of 5-12 symbols (about a minute),
 # then is scored by length (16 and 20 are longer than any it saw) and shows where it looked.

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -269,7 +270,50 @@ void check_chapter(const std::string& dir) {
 
 void check_chapter_full(const std::string& dir) { check_blocks(dir, {"output-full"}); }
 
+std::vector<std::string> draw_figures(const std::string& dir, const std::string& into) {
+  std::filesystem::create_directories(into);
+  int status = 0;
+  std::string out = run(program_of(dir) + " figures " + into, status);
+  INFO("`" << program_of(dir) << " figures " << into << "` printed:\n" << out);
+  CHECK_MESSAGE(status == 0, program_of(dir) << " figures exited with status " << status);
+  std::vector<std::string> names;
+  for (const std::string& line : split_lines(out))
+    if (line.rfind("wrote ", 0) == 0) names.push_back(std::filesystem::path(line.substr(6)).filename().string());
+  return names;
+}
+
+void check_figures(const std::string& dir) {
+  const std::string into = (std::filesystem::temp_directory_path() /
+                            ("heed-figures-" + std::filesystem::path(dir).filename().string() + "-" +
+                             std::to_string(::getpid())))
+                               .string();
+  std::filesystem::remove_all(into);
+  std::vector<std::string> names = draw_figures(dir, into);
+  CHECK_MESSAGE(!names.empty(), program_of(dir) << " figures drew nothing");
+  for (const std::string& name : names) {
+    INFO("figure " << name << " of " << dir << ", drawn now into " << into << " (make figures redraws them)");
+    REQUIRE_MESSAGE(std::filesystem::exists(dir + "/" + name), "it is not committed next to the chapter");
+    CHECK(heed::slurp(dir + "/" + name) == heed::slurp(into + "/" + name));
+  }
+  std::filesystem::remove_all(into);
+}
+
+const std::vector<std::string>& chapters_with_quick_figures() {
+  static const std::vector<std::string> dirs = {"tutorials/02_autograd"};
+  return dirs;
+}
+
 // The long runs: skipped by default, run with build/tests -ts=chapters_full --no-skip.
+// The figures drawn by the quick programs: make test checks them.
+TEST_SUITE("chapter_check") {
+  TEST_CASE("every chapter's quick figures are what its program draws now") {
+    for (const std::string& dir : chapters_with_quick_figures()) {
+      INFO("chapter " << dir);
+      check_figures(dir);
+    }
+  }
+}
+
 TEST_SUITE("chapters_full" * doctest::skip()) {
   TEST_CASE("every chapter's long runs print what the chapter shows") {
     REQUIRE_MESSAGE(std::filesystem::is_directory("tutorials"),
@@ -285,8 +329,16 @@ TEST_SUITE("chapters_full" * doctest::skip()) {
       // A figure committed next to a chapter (for the README to link) is what the long run draws
       // into build/chNN/: the same bytes.
       const std::string nn = std::filesystem::path(dir).filename().string().substr(0, 2);
+      const auto& quick = chapters_with_quick_figures();
+      std::vector<std::string> drawn_quickly;  // checked by check_figures in make test
+      if (std::find(quick.begin(), quick.end(), dir) != quick.end())
+        drawn_quickly = draw_figures(dir, (std::filesystem::temp_directory_path() /
+                                           ("heed-figures-full-" + std::to_string(::getpid())))
+                                              .string());
       for (const auto& entry : std::filesystem::directory_iterator(dir)) {
         if (entry.path().extension() != ".svg") continue;
+        const std::string name = entry.path().filename().string();
+        if (std::find(drawn_quickly.begin(), drawn_quickly.end(), name) != drawn_quickly.end()) continue;
         const std::filesystem::path drawn = "build/ch" + nn + "/" + entry.path().filename().string();
         INFO("committed figure " << entry.path().string() << ", drawn by the long run as " << drawn.string());
         REQUIRE(std::filesystem::exists(drawn));

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 // The folder holding the programs under test: $HEED_BUILD if set (make sanitize sets it to
 // build/sanitize), else "build".
@@ -19,3 +20,12 @@ std::string build_dir();
 
 void check_chapter(const std::string& dir);
 void check_chapter_full(const std::string& dir);
+
+// Figures: `BUILD/tutorial-NN figures DIR` draws a chapter's quick figures into DIR, printing
+// "wrote DIR/NAME.svg" for each; draw_figures returns the names. check_figures checks that each is
+// committed next to the chapter, byte for byte (figures drawn by a long run are checked by the
+// suite "chapters_full" against build/chNN/ instead). chapters_with_quick_figures lists the
+// chapters whose programs draw figures so.
+std::vector<std::string> draw_figures(const std::string& dir, const std::string& into);
+void check_figures(const std::string& dir);
+const std::vector<std::string>& chapters_with_quick_figures();
