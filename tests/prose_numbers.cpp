@@ -74,7 +74,9 @@ std::vector<Number> numbers(const std::string& s, bool prose) {
     bool starts = (i == 0 || !(is_word(s[i - 1]) || s[i - 1] == '.')) && !names_a_part(s, i);
     bool dotted = false;
     Number n = read_number(s, i, dotted);
-    if (!prose || (starts && n.decimal && !dotted)) out.push_back(n);
+    // A leading zero before another digit makes a label, not a value: exercise 01.2.
+    const bool label = n.text.size() > 1 && n.text[0] == '0' && is_digit(n.text[1]);
+    if (!prose || (starts && n.decimal && !dotted && !label)) out.push_back(n);
   }
   return out;
 }

@@ -40,7 +40,7 @@ TEST_SUITE("chapter_check") {
         "0.25",
         "```",
         "<!-- not-output: 2.72 (e, arithmetic in the text) -->",
-        "a lead of 1 makes it e = 2.72 times as large; section 3.3, §3.4, App. A.2.2, v1.2.3;",
+        "a lead of 1 makes it e = 2.72 times as large; section 3.3, §3.4, App. A.2.2, v1.2.3, exercise 01.2;",
         "a quarter is 0.25.",
     };
     std::vector<std::string> m = unquoted_numbers(readme);
