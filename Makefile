@@ -84,7 +84,8 @@ check-chapters: $(TESTS) $(CHAPTER_BINS)
 # The chapters' figures, drawn by heed's viz/ code and committed beside the text: quick ones by
 # `tutorial-NN figures DIR`, the others copied from the long runs' build/chNN/ (make
 # check-chapters runs those). make test and check-chapters hold the committed files to them.
-QUICK_FIGURES := 02_autograd 05_recurrent_cells 06_seq2seq 07_additive_attention
+QUICK_FIGURES := 02_autograd 03_gradient_checking 05_recurrent_cells 06_seq2seq 07_additive_attention \
+                 12_attention_zoo
 figures: $(CHAPTER_BINS)
 	@set -e; for c in $(QUICK_FIGURES); do $(BUILD)/tutorial-$${c%%_*} figures tutorials/$$c; done
 	@for f in tutorials/*/*.svg; do d=$$(basename $$(dirname $$f)); n=$${d%%_*}; \

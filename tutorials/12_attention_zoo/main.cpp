@@ -18,6 +18,7 @@
 #include "nn/positions.h"
 #include "nn/self_attention.h"
 #include "viz/heatmap.h"
+#include "viz/svg.h"
 
 using namespace heed;
 
@@ -164,6 +165,27 @@ void qkv() {
                       allclose(reshape(o.output.value(), {3, 2}), out, 0, 1e-12)
                   ? "yes"
                   : "NO");
+}
+
+// The chapter's figure: the weights of the worked example of section 2a as a heatmap.
+void figures(const std::string& dir) {
+  Generator gen(1);
+  SelfAttention layer(2, gen, /*bias=*/false);
+  layer.q_proj.weight.value() = Tensor({2, 2}, {1, 1, 0, 1});
+  layer.k_proj.weight.value() = Tensor({2, 2}, {1, 0, 1, 1});
+  layer.v_proj.weight.value() = Tensor({2, 2}, {1, 0, 0, 2});
+  layer.out_proj.weight.value() = Tensor({2, 2}, {1, 0, 0, 1});
+  const Tensor x({1, 3, 2}, {1, 0, 0, 1, 1, 1});
+  NoGradGuard no_grad;
+  const Tensor w = layer.forward(Var(x), Tensor({1, 3}, {1, 1, 1})).weights.value();  // (1, 3, 3)
+  std::vector<std::vector<real>> rows(3, std::vector<real>(3));
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 3; ++j) rows[i][j] = w[i * 3 + j];
+  const std::string path = dir + "/self_attention_weights.svg";
+  write_text_file(path, svg_heatmap({"key 1 (1, 0)", "key 2 (0, 1)", "key 3 (1, 1)"},
+                                    {"query 1", "query 2", "query 3"}, rows,
+                                    "self-attention by hand: softmax(Q K^T / sqrt(2)), section 2a"));
+  std::printf("wrote %s\n", path.c_str());
 }
 
 void layers() {
@@ -328,6 +350,10 @@ int run(bool quick, const std::vector<std::string>& only) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "figures") {  // figures [DIR]
+    figures(argc > 2 ? argv[2] : "build/ch12");
+    return 0;
+  }
   try {
     bool quick = false;
     std::vector<std::string> only;
