@@ -301,7 +301,8 @@ void check_figures(const std::string& dir) {
 const std::vector<std::string>& chapters_with_quick_figures() {
   static const std::vector<std::string> dirs = {"tutorials/02_autograd", "tutorials/05_recurrent_cells",
                                                 "tutorials/06_seq2seq", "tutorials/07_additive_attention",
-                                                "tutorials/03_gradient_checking", "tutorials/12_attention_zoo"};
+                                                "tutorials/03_gradient_checking", "tutorials/12_attention_zoo",
+                                                "tutorials/04_classifiers", "tutorials/08_multiplicative_attention"};
   return dirs;
 }
 

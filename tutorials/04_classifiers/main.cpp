@@ -26,6 +26,7 @@
 #include "nn/loss.h"
 #include "nn/module.h"
 #include "nn/optim.h"
+#include "viz/svg.h"
 
 using namespace heed;
 
@@ -370,6 +371,32 @@ void layers() {
                         options));
 }
 
+// The chapter's figure: the softmax weights over the positions of the first test sequences,
+// after the same 400 steps of training as run(), from the same seeds.
+void figures(const std::string& dir) {
+  Generator data_gen(4);
+  Batch test = make_batch(1000, data_gen);
+  Generator init_gen(1);
+  PositionScorer model(kVocab, kEmbed, init_gen);
+  Adam adam(model.parameters(), 0.01);
+  Generator batch_gen(2);
+  for (int64_t step = 1; step <= 400; ++step) train_step(model, adam, make_batch(kBatch, batch_gen));
+  NoGradGuard no_grad;
+  Tensor weights = softmax(model.forward(test.tokens, test.size), 1).value();  // (B, T)
+  std::vector<std::vector<real>> rows;
+  std::vector<std::string> labels;
+  for (int64_t r = 0; r < 6; ++r) {
+    std::string label;
+    for (int64_t t = 0; t < kLength; ++t) label += (t ? " " : "") + std::to_string(test.tokens[r * kLength + t]);
+    labels.push_back(label);
+    rows.emplace_back(weights.data() + r * kLength, weights.data() + (r + 1) * kLength);
+  }
+  const std::string path = dir + "/position_weights.svg";
+  write_text_file(path, svg_heatmap({"position 0", "position 1", "position 2", "position 3", "position 4"}, labels,
+                                    rows, "softmax weights over the positions, after training (test sequences)"));
+  std::printf("wrote %s\n", path.c_str());
+}
+
 int run(bool quick) {
   const int64_t steps = quick ? 100 : 400;
   const int64_t every = quick ? 25 : 50;
@@ -439,6 +466,10 @@ int run(bool quick) {
 
 int main(int argc, char** argv) {
   try {
+    if (argc > 1 && std::string(argv[1]) == "figures") {  // figures [DIR]
+      figures(argc > 2 ? argv[2] : "build/ch04");
+      return 0;
+    }
     if (argc > 1 && std::string(argv[1]) == "layers") {
       layers();
       return 0;

@@ -22,6 +22,8 @@
 #include "models/vocab.h"
 #include "nn/attention.h"
 #include "nn/rnn_cell.h"
+#include "viz/diagram.h"
+#include "viz/svg.h"
 
 using namespace heed;
 
@@ -393,7 +395,61 @@ const Section kSections[] = {{"scores", scores}, {"scaling", scaling}, {"luong",
 
 }  // namespace
 
+// The chapter's figure: section 3's step of Luong's decoder as a diagram, its numbers computed by
+// the library: the cell first, then attention with the new state s_1, then h~_1.
+void figures(const std::string& dir) {
+  ModelConfig c;
+  c.model = "general";
+  c.src_vocab = c.tgt_vocab = 13;
+  c.embed = 2;
+  c.hidden = 3;
+  c.max_src_len = 8;
+  Generator gen(7);
+  Seq2Seq model(c, gen);
+  Batch batch = make_batch({{{8, 12, 5}, {5, 12, 8}}});  // the source 5 9 2
+  NoGradGuard no_grad;
+  DecoderState st = model.start(batch);
+  const StepOutput o = model.step({Vocab::kBos}, st);  // st.s is s_1 now
+  const Tensor scores = model.attention_score()->score(st.s.h, st.keys).value();  // (1, S), with s_1
+  auto fmt = [](const std::string& name, real v) {
+    char out[64];
+    std::snprintf(out, sizeof out, " = %.3f", v);
+    return name + out;
+  };
+  Diagram d;
+  d.title = "one step of Luong's decoder (general score): the cell first, then attention";
+  d.caption = "e_i = s_1 . (W h_i), scored with the new state; numbers from tutorial-08";
+  const char* tokens[] = {"5", "9", "2"};
+  int s0 = d.add({"s_0 = h_3", 3.4, 0, "#fff4e0", true});
+  int bos = d.add({"emb(<bos>)", 4.6, 0, "#eef4fb", true});
+  int s1 = d.add({"s_1 = gru(emb, s_0)", 4.0, 1, "#fff4e0"});
+  d.arrow(s0, s1);
+  d.arrow(bos, s1);
+  int ctx = d.add({"c_1 = sum_i a_i h_i", 1.0, 4, "#e8f5e9"});
+  for (int64_t i = 0; i < batch.src_len; ++i) {
+    int h = d.add({"h_" + std::to_string(i + 1) + "\n(" + tokens[i] + ")", static_cast<real>(i), 1, "#eef4fb", true});
+    int e = d.add({fmt("e_" + std::to_string(i + 1), scores[i]), static_cast<real>(i), 2});
+    int a = d.add({fmt("a_" + std::to_string(i + 1), o.weights.value()[i]), static_cast<real>(i), 3});
+    d.arrow(h, e);
+    d.arrow(s1, e, "", true);
+    d.arrow(e, a, i == 0 ? "softmax" : "");
+    d.arrow(a, ctx);
+  }
+  int ht = d.add({"h~_1 = tanh(W_c [c_1; s_1])", 2.6, 5, "#fff4e0"});
+  int out = d.add({"logits = W_out h~_1 + b", 2.6, 6});
+  d.arrow(ctx, ht);
+  d.arrow(s1, ht, "", true);
+  d.arrow(ht, out);
+  const std::string path = dir + "/luong_step.svg";
+  write_text_file(path, svg_diagram(d));
+  std::printf("wrote %s\n", path.c_str());
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "figures") == 0) {  // figures [DIR]
+    figures(argc > 2 ? argv[2] : "build/ch08");
+    return 0;
+  }
   std::vector<const Section*> chosen;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
