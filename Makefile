@@ -88,6 +88,7 @@ QUICK_FIGURES := 02_autograd 03_gradient_checking 05_recurrent_cells 06_seq2seq 
                  12_attention_zoo 04_classifiers 08_multiplicative_attention
 figures: $(CHAPTER_BINS)
 	@set -e; for c in $(QUICK_FIGURES); do $(BUILD)/tutorial-$${c%%_*} figures tutorials/$$c; done
+	@$(BUILD)/tutorial-09 untrained --out tutorials/09_attention_matrices >/dev/null
 	@for f in tutorials/*/*.svg; do d=$$(basename $$(dirname $$f)); n=$${d%%_*}; \
 	  if [ -f $(BUILD)/ch$$n/$$(basename $$f) ]; then cp $(BUILD)/ch$$n/$$(basename $$f) $$f; fi; done
 

@@ -21,7 +21,8 @@ std::string build_dir();
 void check_chapter(const std::string& dir);
 void check_chapter_full(const std::string& dir);
 
-// Figures: `BUILD/tutorial-NN figures DIR` draws a chapter's quick figures into DIR, printing
+// Figures: `BUILD/tutorial-NN figures DIR` (for chapter 09, `untrained --out DIR`) draws a
+// chapter's quick figures into DIR, printing
 // "wrote DIR/NAME.svg" for each; draw_figures returns the names. check_figures checks that each is
 // committed next to the chapter, byte for byte (figures drawn by a long run are checked by the
 // suite "chapters_full" against build/chNN/ instead). chapters_with_quick_figures lists the
