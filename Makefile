@@ -4,6 +4,7 @@
 #   make tutorials      run every chapter program (ARGS=--quick for the short versions)
 #   make tutorial-NN    build and run chapter NN, e.g. make tutorial-03 ARGS=--quick
 #   make check-chapters  run the long chapter programs and compare with their text
+#   make figures        redraw the chapters' figures (SVG, committed beside each chapter)
 #   make exercises      check every chapter's exercises (make exercise-NN: one chapter; exercises/)
 #   make bench          time a training step of every benchmark model at configurations S and M
 #   make sanitize       everything under AddressSanitizer, LeakSanitizer and UBSan: tests + a CLI run
@@ -55,7 +56,7 @@ DOCTEST_I := $(if $(filter /usr/include/%,$(DOCTEST)),,-isystem $(patsubst %/doc
 
 obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(1))
 
-.PHONY: all test run tutorials bench clean help doctest check-chapters sanitize fuzz fuzz-toolchain \
+.PHONY: figures all test run tutorials bench clean help doctest check-chapters sanitize fuzz fuzz-toolchain \
   test-clang test-aarch64 same-bits compile_commands.json format show-makeflags
 .DEFAULT_GOAL := all
 
@@ -111,6 +112,17 @@ test: $(TESTS) $(CHAPTER_BINS) $(HEED)
 # The long chapter runs (output-full blocks): minutes, so CI runs them, not make test.
 check-chapters: $(TESTS) $(CHAPTER_BINS)
 	$(TESTS) -ts=chapters_full --no-skip
+
+# The chapters' figures, drawn by heed's viz/ code and committed beside the text: quick ones by
+# `tutorial-NN figures DIR`, the others copied from the long runs' build/chNN/ (make
+# check-chapters runs those). make test and check-chapters hold the committed files to them.
+QUICK_FIGURES := 02_autograd 03_gradient_checking 05_recurrent_cells 06_seq2seq 07_additive_attention \
+                 12_attention_zoo 04_classifiers 08_multiplicative_attention
+figures: $(CHAPTER_BINS)
+	@set -e; for c in $(QUICK_FIGURES); do $(BUILD)/tutorial-$${c%%_*} figures tutorials/$$c; done
+	@$(BUILD)/tutorial-09 untrained --out tutorials/09_attention_matrices >/dev/null
+	@for f in tutorials/*/*.svg; do d=$$(basename $$(dirname $$f)); n=$${d%%_*}; \
+	  if [ -f $(BUILD)/ch$$n/$$(basename $$f) ]; then cp $(BUILD)/ch$$n/$$(basename $$f) $$f; fi; done
 
 # The demo: Bahdanau attention learns to reverse sequences of 5-12 symbols (about a minute),
 # then is scored by length (16 and 20 are longer than any it saw) and shows where it looked.

@@ -25,6 +25,7 @@ class Backward;
 class Var;
 struct GradcheckOptions;
 struct GradcheckReport;
+struct GraphNode;
 
 // A node of the graph. Its fields are autograd's alone: layers and programs reach a node only
 // through Var (value, grad, backward) and, inside an op's backward function, through Backward.
@@ -41,7 +42,7 @@ class Node {
   friend class Var;
   friend class Backward;
   friend Var make_var(Tensor, const char*, const std::vector<Var>&, std::function<void(Backward&)>);
-  friend std::string to_dot(const Var&, const std::map<const Node*, std::string>&);
+  friend std::vector<GraphNode> graph_nodes(const Var&);
 
   struct Input {
     std::shared_ptr<Node> node;

@@ -56,6 +56,7 @@ DecoderState select_rows(const DecoderState& st, const std::vector<int64_t>& row
   out.keys = pick(st.keys);   // (K, S, .)
   out.values = pick(st.values);  // (K, S, D*H)
   out.mask = index_select(st.mask, rows);  // (K, S)
+  out.feed = pick(st.feed);   // (K, H), input feeding only
   return out;
 }
 

@@ -49,6 +49,9 @@ void ModelConfig::validate() const {
     throw Error("model config: " + model + " attention compares s_t (" + std::to_string(hidden) +
                 ") with bidirectional states (" + std::to_string(2 * hidden) +
                 "): sizes differ; use general or additive");
+  if (input_feeding && !is_luong(model))
+    throw Error("model config: input feeding is for Luong's models (general, dot, scaled, cosine, location), not " +
+                model + (model == "additive" ? ", whose cell already reads the context" : ""));
   // Each size alone may be fine while their products are not; refuse before allocating.
   if (int64_t n = parameter_count(); n > kMaxParameters)
     throw Error("model config: " + std::to_string(n) + " parameters (embed " + std::to_string(embed) + ", hidden " +
@@ -65,7 +68,7 @@ int64_t ModelConfig::parameter_count() const {
   int64_t n = (src_vocab + tgt_vocab) * E;                              // embeddings
   n += (bidirectional ? 2 : 1) * cell_params(E);                        // encoder
   if (bidirectional) n += D * H + H;                                    // bridge
-  n += cell_params(E + (model == "additive" ? D : 0));                  // decoder
+  n += cell_params(E + (model == "additive" ? D : 0) + (input_feeding ? H : 0));  // decoder
   if (model == "additive") n += D * H + H * H + H;                      // W1, W2, v
   if (model == "general") n += D * H;                                   // W
   if (model == "cosine") n += 1;                                        // beta
@@ -77,14 +80,17 @@ int64_t ModelConfig::parameter_count() const {
 }
 
 std::map<std::string, std::string> ModelConfig::to_metadata() const {
-  return {{"model", model},
-          {"cell", cell},
-          {"src_vocab", std::to_string(src_vocab)},
-          {"tgt_vocab", std::to_string(tgt_vocab)},
-          {"embed", std::to_string(embed)},
-          {"hidden", std::to_string(hidden)},
-          {"bidirectional", bidirectional ? "1" : "0"},
-          {"max_src_len", std::to_string(max_src_len)}};
+  std::map<std::string, std::string> meta = {{"model", model},
+                                              {"cell", cell},
+                                              {"src_vocab", std::to_string(src_vocab)},
+                                              {"tgt_vocab", std::to_string(tgt_vocab)},
+                                              {"embed", std::to_string(embed)},
+                                              {"hidden", std::to_string(hidden)},
+                                              {"bidirectional", bidirectional ? "1" : "0"},
+                                              {"max_src_len", std::to_string(max_src_len)}};
+  // input_feeding is written only when on, so that checkpoints without it keep their bytes.
+  if (input_feeding) meta["input_feeding"] = "1";
+  return meta;
 }
 
 ModelConfig ModelConfig::from_metadata(const std::map<std::string, std::string>& meta) {
@@ -102,6 +108,7 @@ ModelConfig ModelConfig::from_metadata(const std::map<std::string, std::string>&
   c.hidden = parse_int(meta, "hidden");
   c.bidirectional = parse_int(meta, "bidirectional") != 0;
   c.max_src_len = parse_int(meta, "max_src_len");
+  c.input_feeding = meta.count("input_feeding") && parse_int(meta, "input_feeding") != 0;
   c.validate();
   return c;
 }
@@ -126,7 +133,7 @@ Seq2Seq::Seq2Seq(const ModelConfig& config, Generator& gen)
     bridge_ = std::make_unique<Linear>(D, H, true, gen);
     register_module("bridge", *bridge_);
   }
-  int64_t cell_input = config.embed + (config.model == "additive" ? D : 0);
+  int64_t cell_input = config.embed + (config.model == "additive" ? D : 0) + (config.input_feeding ? H : 0);
   decoder_ = make_cell(config.cell, cell_input, H, gen);
   register_module("decoder", *decoder_);
   if (config.model != "plain") {
@@ -157,6 +164,7 @@ DecoderState Seq2Seq::start(const Batch& batch, std::vector<Var>* encoder_steps)
     st.s = enc.last;
   }
   if (score_) st.keys = score_->prepare(enc.states);
+  if (config_.input_feeding) st.feed = Var(Tensor::zeros({B, config_.hidden}));  // no h~_0: zeros
   return st;
 }
 
@@ -172,10 +180,11 @@ StepOutput Seq2Seq::step(const std::vector<int64_t>& prev_tokens, DecoderState& 
     o.out = concat({st.s.h, a.context}, 1);
     o.weights = a.weights;
   } else {
-    st.s = decoder_->step(y, st.s);
+    st.s = decoder_->step(config_.input_feeding ? concat({y, st.feed}, 1) : y, st.s);
     Attention a = attend(score_->score(st.s.h, st.keys), st.values, st.mask);  // with s_t
     o.out = tanh(combine_->forward(concat({a.context, st.s.h}, 1)));            // h~_t
     o.weights = a.weights;
+    if (config_.input_feeding) st.feed = o.out;  // the next step's cell reads h~_t
   }
   return o;
 }

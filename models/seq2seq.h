@@ -4,7 +4,8 @@
 //             logits = W_out [s_t; c_t] + b
 //   general, dot, scaled, cosine, location
 //             Luong: attends with s_t, attentional state h~_t = tanh(W_c [c_t; s_t]),
-//             logits = W_out h~_t + b
+//             logits = W_out h~_t + b; with input_feeding (Luong et al. 2015, section 3.3) the
+//             cell also reads the previous step's h~_{t-1} (zeros at the first step)
 // All: separate source and target embeddings, a recurrent encoder (gru, lstm or rnn; optionally
 // bidirectional, bridged to the decoder by a tanh layer), decoder initial state = the encoder
 // state at the last real source position, teacher forcing in training.
@@ -30,6 +31,7 @@ struct ModelConfig {
   int64_t embed = 32, hidden = 64;
   bool bidirectional = false;
   int64_t max_src_len = 64;  // the positions location attention can address
+  bool input_feeding = false;  // Luong models only: the cell reads [emb(y_{t-1}); h~_{t-1}]
 
   // Throws heed::Error naming the field and value when something is out of range, and when the
   // model would have more than kMaxParameters parameters.
@@ -50,6 +52,7 @@ struct DecoderState {
   Var keys;        // prepared keys (B, S, .), once per batch
   Var values;      // encoder states (B, S, D*H)
   Tensor mask;     // (B, S), 1 at real source positions
+  Var feed;        // (B, H) h~_{t-1} for input feeding (zeros before the first step); else empty
 };
 
 struct StepOutput {
@@ -82,6 +85,8 @@ class Seq2Seq : public Module {
   DecoderState start(const Batch& batch, std::vector<Var>* encoder_steps) const;
   StepOutput step(const std::vector<int64_t>& prev_tokens, DecoderState& st) const;  // advances st
   Var logits(const Var& out) const { return out_.forward(out); }
+  // The score function, for showing one step's scores (nullptr for plain).
+  const Score* attention_score() const { return score_.get(); }
 
   const ModelConfig& config() const { return config_; }
 

@@ -63,6 +63,7 @@ TEST_SUITE("ch06_seq2seq") {
         "train --min-len 9 --max-len 3", // inconsistent
         "train --lr -1",                 // negative
         "train --hidden 1000000000",     // absurd size
+        "train --model additive --input-feeding",  // input feeding is Luong's
         "eval",                          // --load missing
         "eval --load /nonexistent/x.safetensors",
         "predict --load /nonexistent/x.safetensors \"1 2\"",

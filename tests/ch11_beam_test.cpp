@@ -24,12 +24,15 @@ ModelConfig tiny(const std::string& model, const std::string& cell = "gru", int6
   return c;
 }
 
-// plain, additive and general, with each cell once and one bidirectional encoder.
+// plain, additive and general, with each cell once, one bidirectional encoder and one Luong
+// decoder with input feeding (whose h~_{t-1} must follow each hypothesis through the beam).
 std::vector<ModelConfig> zoo() {
   ModelConfig bi = tiny("additive", "gru");
   bi.bidirectional = true;
+  ModelConfig fed = tiny("general", "gru");
+  fed.input_feeding = true;
   return {tiny("plain", "gru"), tiny("plain", "lstm"), tiny("additive", "gru"), tiny("additive", "lstm"),
-          tiny("general", "rnn"), tiny("general", "lstm"), bi};
+          tiny("general", "rnn"), tiny("general", "lstm"), bi, fed};
 }
 
 const std::vector<std::vector<int64_t>> kSources = {{3}, {4, 5}, {6, 3, 5}, {5, 5, 4, 6, 3}, {3, 4, 5, 6, 6, 5, 4}};

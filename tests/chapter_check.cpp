@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tests/heed_cli.h"  // slurp
+#include "tests/prose_numbers.h"
 
 namespace {
 
@@ -27,6 +28,7 @@ struct Block {
   std::string arg;                 // the program's arguments, or the quoted file's path
   int line = 0;                    // 1-based line of the marker
   std::vector<std::string> lines;  // the block's contents, without the fences
+  std::vector<int> pieces;         // the lines of later blocks with the same marker, joined to this one
 };
 
 std::vector<std::string> read_lines(const std::string& path, bool& ok) {
@@ -159,7 +161,10 @@ std::string first_difference(const std::vector<std::string>& shown, const std::s
 void check_output_block(const std::string& readme, const std::string& program, const Block& b,
                         std::map<std::string, std::string>& cache) {
   std::string command = runner() + program + (b.arg.empty() ? "" : " " + b.arg);
-  INFO(readme << ":" << b.line << ": the block shows the output of `" << command << "`");
+  std::string also;
+  for (int at : b.pieces) also += (also.empty() ? "" : ", ") + std::to_string(at);
+  INFO(readme << ":" << b.line << ": the block" << (also.empty() ? "" : " (joined with those at lines " + also + ")")
+              << " shows the output of `" << command << "`");
   if (!cache.count(command)) {
     // The program's stderr (progress lines) is kept apart, and shown only if it fails, so that
     // make test prints its summary alone.
@@ -226,11 +231,27 @@ std::vector<Block> check_blocks(const std::string& dir, const std::set<std::stri
     FAIL_CHECK(program << " is missing: build it with `make " << program << "`");
     return blocks;
   }
+  // Output blocks with the same marker are one output, shown in pieces next to the text that
+  // explains each: joined in order, they must be the program's output.
+  std::vector<Block> joined;
+  std::map<std::string, size_t> group;  // kind + ARGS -> index in joined
   for (const Block& b : blocks) {
     if (!kinds.count(b.kind)) continue;
-    if (b.kind == "code") check_code_block(readme, b);
-    else check_output_block(readme, program, b, cache);
+    if (b.kind == "code") {
+      check_code_block(readme, b);
+      continue;
+    }
+    const std::string key = b.kind + ":" + b.arg;
+    if (!group.count(key)) {
+      group[key] = joined.size();
+      joined.push_back(b);
+    } else {
+      Block& j = joined[group[key]];
+      j.lines.insert(j.lines.end(), b.lines.begin(), b.lines.end());
+      j.pieces.push_back(b.line);
+    }
   }
+  for (const Block& j : joined) check_output_block(readme, program, j, cache);
   return blocks;
 }
 
@@ -251,11 +272,64 @@ void check_chapter(const std::string& dir) {
   bool any = false;
   for (const Block& b : check_blocks(dir, {"output", "code"})) any = any || b.kind != "output-full";
   CHECK_MESSAGE(any, dir << "/README.md marks no output or code block, so nothing in it is checked");
+  // A number the prose quotes is one a checked block shows.
+  bool ok = false;
+  std::vector<std::string> lines = read_lines(dir + "/README.md", ok);
+  for (const std::string& m : unquoted_numbers(lines)) FAIL_CHECK(dir << "/README.md " << m);
 }
 
 void check_chapter_full(const std::string& dir) { check_blocks(dir, {"output-full"}); }
 
+std::vector<std::string> draw_figures(const std::string& dir, const std::string& into) {
+  std::filesystem::create_directories(into);
+  int status = 0;
+  // Chapter 09's program draws its untrained heatmap in a section of its own, into --out DIR.
+  const std::string args = dir.find("09_") != std::string::npos ? " untrained --out " : " figures ";
+  std::string out = run(program_of(dir) + args + into, status);
+  INFO("`" << program_of(dir) << args << into << "` printed:\n" << out);
+  CHECK_MESSAGE(status == 0, program_of(dir) << args << "exited with status " << status);
+  std::vector<std::string> names;
+  for (const std::string& line : split_lines(out))
+    if (line.rfind("wrote ", 0) == 0) names.push_back(std::filesystem::path(line.substr(6)).filename().string());
+  return names;
+}
+
+void check_figures(const std::string& dir) {
+  const std::string into = (std::filesystem::temp_directory_path() /
+                            ("heed-figures-" + std::filesystem::path(dir).filename().string() + "-" +
+                             std::to_string(::getpid())))
+                               .string();
+  std::filesystem::remove_all(into);
+  std::vector<std::string> names = draw_figures(dir, into);
+  CHECK_MESSAGE(!names.empty(), program_of(dir) << " figures drew nothing");
+  for (const std::string& name : names) {
+    INFO("figure " << name << " of " << dir << ", drawn now into " << into << " (make figures redraws them)");
+    REQUIRE_MESSAGE(std::filesystem::exists(dir + "/" + name), "it is not committed next to the chapter");
+    CHECK(heed::slurp(dir + "/" + name) == heed::slurp(into + "/" + name));
+  }
+  std::filesystem::remove_all(into);
+}
+
+const std::vector<std::string>& chapters_with_quick_figures() {
+  static const std::vector<std::string> dirs = {"tutorials/02_autograd", "tutorials/05_recurrent_cells",
+                                                "tutorials/06_seq2seq", "tutorials/07_additive_attention",
+                                                "tutorials/03_gradient_checking", "tutorials/12_attention_zoo",
+                                                "tutorials/04_classifiers", "tutorials/08_multiplicative_attention",
+                                                "tutorials/09_attention_matrices"};
+  return dirs;
+}
+
 // The long runs: skipped by default, run with build/tests -ts=chapters_full --no-skip.
+// The figures drawn by the quick programs: make test checks them.
+TEST_SUITE("chapter_check") {
+  TEST_CASE("every chapter's quick figures are what its program draws now") {
+    for (const std::string& dir : chapters_with_quick_figures()) {
+      INFO("chapter " << dir);
+      check_figures(dir);
+    }
+  }
+}
+
 TEST_SUITE("chapters_full" * doctest::skip()) {
   TEST_CASE("every chapter's long runs print what the chapter shows") {
     REQUIRE_MESSAGE(std::filesystem::is_directory("tutorials"),
@@ -271,8 +345,16 @@ TEST_SUITE("chapters_full" * doctest::skip()) {
       // A figure committed next to a chapter (for the README to link) is what the long run draws
       // into build/chNN/: the same bytes.
       const std::string nn = std::filesystem::path(dir).filename().string().substr(0, 2);
+      const auto& quick = chapters_with_quick_figures();
+      std::vector<std::string> drawn_quickly;  // checked by check_figures in make test
+      if (std::find(quick.begin(), quick.end(), dir) != quick.end())
+        drawn_quickly = draw_figures(dir, (std::filesystem::temp_directory_path() /
+                                           ("heed-figures-full-" + std::to_string(::getpid())))
+                                              .string());
       for (const auto& entry : std::filesystem::directory_iterator(dir)) {
         if (entry.path().extension() != ".svg") continue;
+        const std::string name = entry.path().filename().string();
+        if (std::find(drawn_quickly.begin(), drawn_quickly.end(), name) != drawn_quickly.end()) continue;
         const std::filesystem::path drawn = "build/ch" + nn + "/" + entry.path().filename().string();
         INFO("committed figure " << entry.path().string() << ", drawn by the long run as " << drawn.string());
         REQUIRE(std::filesystem::exists(drawn));

@@ -2,13 +2,17 @@
 // Inside doctest assertions, check_chapter(dir) verifies, for dir like "tutorials/01_tensors":
 //   - a fenced block right after a line `<!-- output: ARGS -->` equals, byte for byte, the stdout of
 //     `BUILD/tutorial-NN ARGS` (NN from the dir name; ARGS may be empty), and the program exits 0;
-//   - a fenced block right after `<!-- code: PATH -->` appears as contiguous lines of PATH.
+//     several blocks under the same marker are one output shown in pieces: joined in order, they
+//     must equal it;
+//   - a fenced block right after `<!-- code: PATH -->` appears as contiguous lines of PATH;
+//   - every decimal number of the prose is one a marked block shows (tests/prose_numbers.h).
 // Blocks marked `<!-- output-full: ARGS -->` (long runs) are left to check_chapter_full(dir), which
 // the skipped suite "chapters_full" runs: build/tests -ts=chapters_full --no-skip.
 // REQUIRES: the working directory is the repository root (where make test runs).
 #pragma once
 
 #include <string>
+#include <vector>
 
 // The folder holding the programs under test: $HEED_BUILD if set (make sanitize sets it to
 // build/sanitize), else "build".
@@ -20,3 +24,13 @@ std::string runner();
 
 void check_chapter(const std::string& dir);
 void check_chapter_full(const std::string& dir);
+
+// Figures: `BUILD/tutorial-NN figures DIR` (for chapter 09, `untrained --out DIR`) draws a
+// chapter's quick figures into DIR, printing
+// "wrote DIR/NAME.svg" for each; draw_figures returns the names. check_figures checks that each is
+// committed next to the chapter, byte for byte (figures drawn by a long run are checked by the
+// suite "chapters_full" against build/chNN/ instead). chapters_with_quick_figures lists the
+// chapters whose programs draw figures so.
+std::vector<std::string> draw_figures(const std::string& dir, const std::string& into);
+void check_figures(const std::string& dir);
+const std::vector<std::string>& chapters_with_quick_figures();

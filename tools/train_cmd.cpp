@@ -29,6 +29,8 @@ const char* kHelp =
     "  --model plain|additive|general|dot|scaled|cosine|location   the decoder (additive)\n"
     "  --cell gru|lstm|rnn       recurrent cell of encoder and decoder (gru)\n"
     "  --bidirectional           a bidirectional encoder\n"
+    "  --input-feeding           Luong models: the cell also reads the previous step's\n"
+    "                            attentional state h~_{t-1} (Luong et al. 2015, section 3.3)\n"
     "  --vocab V                 number of symbols of copy, reverse and sort (10)\n"
     "  --min-len N, --max-len N  source lengths of copy, reverse and sort (5, 10); translate's\n"
     "                            grammar fixes its own, so these three are refused with it\n"
@@ -92,7 +94,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
          {"--task", "--model", "--cell", "--vocab", "--min-len", "--max-len", "--embed", "--hidden", "--batch",
           "--steps", "--lr", "--schedule", "--clip", "--seed", "--save", "--eval-samples", "--resume", "--load",
           "--checkpoint-every"},
-         {"--json", "--help", "--bidirectional", "--weights-only"});
+         {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding"});
   TrainPlan plan;
   if (a.has("--help")) {
     plan.help = true;
@@ -115,6 +117,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   config.model = a.choice("--model", "additive", {"plain", "additive", "general", "dot", "scaled", "cosine", "location"});
   config.cell = a.choice("--cell", "gru", {"gru", "lstm", "rnn"});
   config.bidirectional = a.has("--bidirectional");
+  config.input_feeding = a.has("--input-feeding");
   config.embed = a.integer("--embed", 32, 1, 4096);
   config.hidden = a.integer("--hidden", 64, 1, 4096);
   config.src_vocab = plan.task->src_vocab().size();
@@ -174,8 +177,9 @@ int cmd_train(const std::vector<std::string>& argv) {
   Seq2Seq& model = *run.model;
   Trainer trainer(model, *task, opt);
   restore_run(plan, run, trainer);
-  std::printf("training %s (%s cell%s, %lld parameters) on %s, %lld steps of %lld sequences\n",
+  std::printf("training %s (%s cell%s%s, %lld parameters) on %s, %lld steps of %lld sequences\n",
               config.model.c_str(), config.cell.c_str(), config.bidirectional ? ", bidirectional" : "",
+              config.input_feeding ? ", input feeding" : "",
               static_cast<long long>(model.num_parameters()), task->name().c_str(),
               static_cast<long long>(opt.steps), static_cast<long long>(opt.batch));
   if (save.empty()) std::printf("no --save FILE: the trained model will be discarded when heed exits\n");

@@ -106,7 +106,7 @@ real text_width(const std::string& token) {
 
 std::string heatmap(const std::vector<std::string>& source, const std::vector<std::string>& output,
                     const std::vector<std::vector<real>>& weights, const std::string& title,
-                    bool for_html) {
+                    bool for_html, const AxisCaptions& axes) {
   const real kCos45 = std::sqrt(real(0.5));
   real src_width = 0, out_width = 0;
   for (const auto& s : source) src_width = std::max(src_width, text_width(s));
@@ -139,9 +139,9 @@ std::string heatmap(const std::vector<std::string>& source, const std::vector<st
   }
 
   o += "<g class=\"axis-captions\" fill=\"#555\" font-style=\"italic\" text-anchor=\"middle\">\n";
-  o += "<text x=\"" + num(left + grid_w / 2) + "\" y=\"" + num(caption_y) + "\">source</text>\n";
+  o += "<text x=\"" + num(left + grid_w / 2) + "\" y=\"" + num(caption_y) + "\">" + xml_escape(axes.across) + "</text>\n";
   o += "<text transform=\"translate(" + num(16 + kFont) + " " + num(top + grid_h / 2) +
-       ") rotate(-90)\">output</text>\n";
+       ") rotate(-90)\">" + xml_escape(axes.down) + "</text>\n";
   o += "</g>\n";
   o += "<g class=\"source-labels\" fill=\"#222\">\n";
   for (std::size_t s = 0; s < source.size(); ++s) {
@@ -205,18 +205,19 @@ std::string heatmap(const std::vector<std::string>& source, const std::vector<st
 
 std::string svg_heatmap(const std::vector<std::string>& source,
                         const std::vector<std::string>& output,
-                        const std::vector<std::vector<real>>& weights, const std::string& title) {
+                        const std::vector<std::vector<real>>& weights, const std::string& title,
+                        const AxisCaptions& axes) {
   check_attention("svg_heatmap", source, output, weights);
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" +
-         heatmap(source, output, weights, title, false);
+         heatmap(source, output, weights, title, false, axes);
 }
 
 std::string svg_heatmap_element(const std::vector<std::string>& source,
                                 const std::vector<std::string>& output,
                                 const std::vector<std::vector<real>>& weights,
-                                const std::string& title) {
+                                const std::string& title, const AxisCaptions& axes) {
   check_attention("svg_heatmap_element", source, output, weights);
-  return heatmap(source, output, weights, title, true);
+  return heatmap(source, output, weights, title, true, axes);
 }
 
 void write_text_file(const std::string& path, const std::string& text) {

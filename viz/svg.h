@@ -11,19 +11,26 @@
 
 namespace heed {
 
+// The two axis captions of a heatmap: what runs across (the columns) and down (the rows).
+struct AxisCaptions {
+  std::string across = "source";
+  std::string down = "output";
+};
+
 // Source tokens across the top (rotated), output tokens down the left, one <rect> per weight
 // coloured on a white-to-blue scale, a legend bar from 0 to 1, and on hover each cell's
 // <title>: "output → source: 0.873". `weights` as for terminal_heatmap (heed::Error otherwise).
 std::string svg_heatmap(const std::vector<std::string>& source,
                         const std::vector<std::string>& output,
-                        const std::vector<std::vector<real>>& weights, const std::string& title);
+                        const std::vector<std::vector<real>>& weights, const std::string& title,
+                        const AxisCaptions& axes = {});
 
 // The same picture as an <svg> element without the XML declaration, for inlining in HTML:
 // output labels are focusable (tabindex) and every label and cell carries data-row/data-col.
 std::string svg_heatmap_element(const std::vector<std::string>& source,
                                 const std::vector<std::string>& output,
                                 const std::vector<std::vector<real>>& weights,
-                                const std::string& title);
+                                const std::string& title, const AxisCaptions& axes = {});
 
 // One line of a chart; x and y have the same length (heed::Error otherwise).
 struct Series {

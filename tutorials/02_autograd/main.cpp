@@ -11,6 +11,8 @@
 
 #include "autograd/dot.h"
 #include "autograd/functions.h"
+#include "viz/diagram.h"
+#include "viz/svg.h"
 
 using namespace heed;
 
@@ -122,6 +124,22 @@ void descent() {
   }
 }
 
+// The chapter's figure: the graph `graph()` prints as DOT, drawn by heed's own viz/diagram.
+void figures(const std::string& dir) {
+  Var x1(Tensor::scalar(kX1), true), x2(Tensor::scalar(kX2), true);
+  Var w1(Tensor::scalar(kW1), true), w2(Tensor::scalar(kW2), true), b(Tensor::scalar(kB), true);
+  Var y = tanh(w1 * x1 + w2 * x2 + b);
+  Var d = y - kTarget;
+  Var loss = d * d;
+  Diagram g = graph_diagram(loss, {{x1.node(), "x1"}, {x2.node(), "x2"}, {w1.node(), "w1"}, {w2.node(), "w2"},
+                                   {b.node(), "b"}, {y.node(), "y"}, {d.node(), "d"}, {loss.node(), "loss"}},
+                            "loss = (tanh(w1 x1 + w2 x2 + b) - 0.8)^2, as autograd recorded it");
+  g.caption = "leaves shaded; an arrow runs from each input to the op that used it (d is used twice)";
+  const std::string path = dir + "/computation_graph.svg";
+  write_text_file(path, svg_diagram(g));
+  std::printf("wrote %s\n", path.c_str());
+}
+
 struct Section {
   const char* name;
   void (*run)();
@@ -134,6 +152,10 @@ const Section kSections[] = {{"by-hand", by_hand_section}, {"automatic", automat
 
 int main(int argc, char** argv) {
   heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
+  if (argc > 1 && std::strcmp(argv[1], "figures") == 0) {  // figures [DIR]
+    figures(argc > 2 ? argv[2] : "build/ch02");
+    return 0;
+  }
   std::vector<const Section*> chosen;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) continue;

@@ -12,6 +12,7 @@
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
 #include "tensor/random.h"
+#include "viz/svg.h"
 
 using namespace heed;
 
@@ -32,6 +33,30 @@ void differences() {
     std::printf("  %.0e    %.1e          %.1e          %.1e\n", eps, std::fabs(forward - exact) / exact,
                 std::fabs(central - exact) / exact, std::fabs(central_f - exact) / exact);
   }
+}
+
+// The chapter's figure: the table of differences() as a chart, both axes in powers of ten.
+void figures(const std::string& dir) {
+  const real x = 1, exact = std::exp(1.0);
+  const float xf = 1;
+  std::vector<Series> series = {{"forward, double", {}, {}}, {"central, double", {}, {}}, {"central, float", {}, {}}};
+  for (int k = 1; k <= 12; ++k) {
+    const real eps = std::pow(10.0, -k);
+    real forward = (std::exp(x + eps) - std::exp(x)) / eps;
+    real central = (std::exp(x + eps) - std::exp(x - eps)) / (2 * eps);
+    float ef = static_cast<float>(eps);
+    float central_f = (std::exp(xf + ef) - std::exp(xf - ef)) / (2 * ef);
+    const real errors[] = {std::fabs(forward - exact) / exact, std::fabs(central - exact) / exact,
+                           std::fabs(central_f - exact) / exact};
+    for (int m = 0; m < 3; ++m) {
+      series[m].x.push_back(-k);
+      series[m].y.push_back(std::log10(errors[m]));  // an exact estimate (error 0) breaks the line
+    }
+  }
+  const std::string path = dir + "/difference_errors.svg";
+  write_text_file(path, svg_line_chart(series, "relative error of f'(1) for f = exp, by step size",
+                                       "log10 eps", "log10 relative error"));
+  std::printf("wrote %s\n", path.c_str());
 }
 
 // A passing check's errors are round-off: their digits change with the compiler's choices (a
@@ -92,6 +117,10 @@ const Section kSections[] = {
 
 int main(int argc, char** argv) {
   heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
+  if (argc > 1 && std::strcmp(argv[1], "figures") == 0) {  // figures [DIR]
+    figures(argc > 2 ? argv[2] : "build/ch03");
+    return 0;
+  }
   std::vector<const Section*> chosen;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) continue;

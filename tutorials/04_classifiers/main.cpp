@@ -20,12 +20,14 @@
 #include <unistd.h>
 
 #include "autograd/functions.h"
+#include "autograd/gradcheck.h"
 #include "nn/checkpoint.h"
 #include "nn/embedding.h"
 #include "nn/linear.h"
 #include "nn/loss.h"
 #include "nn/module.h"
 #include "nn/optim.h"
+#include "viz/svg.h"
 
 using namespace heed;
 
@@ -392,6 +394,90 @@ bool resume_demo(int64_t steps) {
   return resumed_diff == 0;
 }
 
+// The two layers of the model, built by hand and checked: Linear's y = x W^T + b and its three
+// gradients, and Embedding's row lookup, whose gradient adds rows back (twice for a repeated id).
+void print_matrix(const char* label, const Tensor& t) {
+  const int64_t rows = t.shape()[0], cols = t.shape()[1];
+  for (int64_t r = 0; r < rows; ++r) {
+    std::printf("  %-22s", r == 0 ? label : "");
+    for (int64_t c = 0; c < cols; ++c) std::printf(" %8.3f", t[r * cols + c]);
+    std::printf("\n");
+  }
+}
+
+void print_check(const GradcheckReport& r) {
+  std::printf("gradcheck %s: %s (%lld elements; max abs error %s)\n", r.name.c_str(), r.ok ? "passed" : "FAILED",
+              static_cast<long long>(r.elements), r.max_abs_err < 1e-9 ? "below 1e-9" : "1e-9 or more");
+}
+
+void layers() {
+  std::printf("== layers: Linear and Embedding, by hand and gradchecked\n");
+  Generator gen(7);
+  Linear lin(3, 2, /*bias=*/true, gen);  // weight (2, 3), bias (2)
+  Tensor x({2, 3}, {1.0, -2.0, 0.5, 0.0, 1.0, 3.0});  // (N 2, in 3)
+  print_matrix("x (N 2, in 3)", x);
+  print_matrix("W (out 2, in 3)", lin.weight.value());
+  print_matrix("b (out 2)", reshape(lin.bias.value(), {1, 2}));
+  Tensor by_hand = Tensor::zeros({2, 2});  // y[n, o] = sum_i x[n, i] W[o, i] + b[o]
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t o = 0; o < 2; ++o) {
+      real acc = lin.bias.value()[o];
+      for (int64_t i = 0; i < 3; ++i) acc += x[n * 3 + i] * lin.weight.value()[o * 3 + i];
+      by_hand[n * 2 + o] = acc;
+    }
+  print_matrix("x W^T + b, by hand", by_hand);
+  Tensor y = lin.forward(Var(x)).value();
+  std::printf("  Linear::forward gives the same (to within 1e-12): %s\n",
+              allclose(y, by_hand, 0, 1e-12) ? "yes" : "NO");
+  GradcheckOptions options;
+  options.name = "Linear, d/d x, W and b";
+  print_check(gradcheck([](const std::vector<Var>& v) { return linear(v[0], v[1], v[2]); },
+                        {x, lin.weight.value(), lin.bias.value()}, options));
+
+  Embedding emb(5, 3, gen, /*padding_idx=*/0);  // weight (V 5, E 3); row 0 is padding
+  const std::vector<int64_t> ids = {1, 3, 1, 0};
+  std::printf("\nEmbedding(V 5, E 3), padding id 0; ids 1 3 1 0 pick rows 1, 3, 1 and 0\n");
+  print_matrix("weight (V 5, E 3)", emb.weight.value());
+  print_matrix("forward(ids) (N 4, E 3)", emb.forward(ids).value());
+  Var w(emb.weight.value(), true);
+  Tensor upstream({4, 3}, {1, 1, 1, 10, 10, 10, 100, 100, 100, 5, 5, 5});  // d loss / d out
+  sum(embedding(w, ids, 0) * Var(upstream)).backward();
+  print_matrix("d weight (rows added)", w.grad());
+  std::printf("  row 1 gets 1 + 100, from its two uses; row 3 gets 10; the padding row 0 nothing\n");
+  // With a padding id, the padding row's gradient is 0 on purpose (it must stay the zero vector), so
+  // the check runs without one: there every row's gradient must be the true derivative.
+  options.name = "embedding, d/d weight (ids 1 3 1 0, no padding id)";
+  print_check(gradcheck([&](const std::vector<Var>& v) { return embedding(v[0], ids, -1); }, {emb.weight.value()},
+                        options));
+}
+
+// The chapter's figure: the softmax weights over the positions of the first test sequences,
+// after the same 400 steps of training as run(), from the same seeds.
+void figures(const std::string& dir) {
+  Generator data_gen(4);
+  Batch test = make_batch(1000, data_gen);
+  Generator init_gen(1);
+  PositionScorer model(kVocab, kEmbed, init_gen);
+  Adam adam(model.parameters(), 0.01);
+  Generator batch_gen(2);
+  for (int64_t step = 1; step <= 400; ++step) train_step(model, adam, make_batch(kBatch, batch_gen));
+  NoGradGuard no_grad;
+  Tensor weights = softmax(model.forward(test.tokens, test.size), 1).value();  // (B, T)
+  std::vector<std::vector<real>> rows;
+  std::vector<std::string> labels;
+  for (int64_t r = 0; r < 6; ++r) {
+    std::string label;
+    for (int64_t t = 0; t < kLength; ++t) label += (t ? " " : "") + std::to_string(test.tokens[r * kLength + t]);
+    labels.push_back(label);
+    rows.emplace_back(weights.data() + r * kLength, weights.data() + (r + 1) * kLength);
+  }
+  const std::string path = dir + "/position_weights.svg";
+  write_text_file(path, svg_heatmap({"position 0", "position 1", "position 2", "position 3", "position 4"}, labels,
+                                    rows, "softmax weights over the positions, after training (test sequences)",
+                                    {"position", "test sequence"}));
+  std::printf("wrote %s\n", path.c_str());
+}
+
 int run(bool quick) {
   const int64_t steps = quick ? 100 : 400;
   const int64_t every = quick ? 25 : 50;
@@ -464,6 +550,14 @@ int run(bool quick) {
 int main(int argc, char** argv) {
   heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
   try {
+    if (argc > 1 && std::string(argv[1]) == "figures") {  // figures [DIR]
+      figures(argc > 2 ? argv[2] : "build/ch04");
+      return 0;
+    }
+    if (argc > 1 && std::string(argv[1]) == "layers") {
+      layers();
+      return 0;
+    }
     return run(argc > 1 && std::string(argv[1]) == "--quick");
   } catch (const Error& e) {
     std::fprintf(stderr, "tutorial-04: %s\n", e.what());

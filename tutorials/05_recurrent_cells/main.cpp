@@ -15,6 +15,8 @@
 #include "nn/encoder.h"
 #include "nn/rnn_cell.h"
 #include "tensor/random.h"
+#include "viz/diagram.h"
+#include "viz/svg.h"
 
 using namespace heed;
 
@@ -231,8 +233,33 @@ int run(bool quick) {
 
 }  // namespace
 
+// The chapter's figure: a cell unrolled over four steps, one set of weights used at each, and the
+// path the gradient of a loss on h_4 takes back to x_1 (section 5 measures it).
+void figures(const std::string& dir) {
+  Diagram d;
+  d.title = "a recurrent cell unrolled: the same weights at every step";
+  d.caption = "h_t = cell(x_t, h_{t-1}); the gradient from h_4 reaches x_1 through three step Jacobians";
+  int prev = d.add({"h_0 = 0", 0, 1, "#f2f2f2", true});
+  for (int t = 1; t <= 4; ++t) {
+    int x = d.add({"x_" + std::to_string(t) + " (I)", static_cast<real>(t), 2, "#eef4fb", true});
+    int c = d.add({"cell\nW_ih, W_hh", static_cast<real>(t), 1});
+    int h = d.add({"h_" + std::to_string(t) + " (H)", static_cast<real>(t), 0, "#e8f5e9", true});
+    d.arrow(x, c);
+    d.arrow(prev, c, t == 1 ? "" : "h_" + std::to_string(t - 1));
+    d.arrow(c, h);
+    prev = c;
+  }
+  const std::string path = dir + "/unrolled_rnn.svg";
+  write_text_file(path, svg_diagram(d));
+  std::printf("wrote %s\n", path.c_str());
+}
+
 int main(int argc, char** argv) {
   heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
+  if (argc > 1 && std::string(argv[1]) == "figures") {  // figures [DIR]
+    figures(argc > 2 ? argv[2] : "build/ch05");
+    return 0;
+  }
   try {
     return run(argc > 1 && std::string(argv[1]) == "--quick");
   } catch (const Error& e) {

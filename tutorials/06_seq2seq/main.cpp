@@ -13,6 +13,8 @@
 #include "models/tasks.h"
 #include "models/train.h"
 #include "models/vocab.h"
+#include "viz/diagram.h"
+#include "viz/svg.h"
 
 using namespace heed;
 
@@ -292,8 +294,48 @@ int run(bool quick) {
 
 }  // namespace
 
+// The chapter's figure: the plain encoder-decoder on one reverse example, built from the batch
+// make_batch makes of it (the decoder's inputs are <bos> and the target shifted right).
+void figures(const std::string& dir) {
+  ReverseTask task(10, 3, 10);
+  const Vocab& v = task.tgt_vocab();
+  const std::vector<int64_t> src = {6, 4, 7};  // 3 1 4
+  Batch batch = make_batch({{src, task.target(src)}});
+  Diagram d;
+  d.title = "the plain encoder-decoder: everything passes through one vector";
+  d.caption = "teacher forcing: the decoder reads <bos> and the right answer so far; greedy decoding reads its own";
+  int prev = -1;
+  for (size_t i = 0; i < src.size(); ++i) {
+    int x = d.add({v.token(src[i]), static_cast<real>(i), 2, "#eef4fb", true});
+    int h = d.add({"h_" + std::to_string(i + 1) + "\nencoder gru", static_cast<real>(i), 1});
+    d.arrow(x, h);
+    if (prev >= 0) d.arrow(prev, h);
+    prev = h;
+  }
+  int ctx = d.add({"s_0 = h_3\nthe context vector\n(H numbers)", 3.3, 0.4, "#fff4e0"});
+  d.arrow(prev, ctx);
+  prev = ctx;
+  for (int64_t t = 0; t < batch.tgt_len; ++t) {
+    const real col = 4.6 + static_cast<real>(t);
+    int in = d.add({v.token(batch.tgt_in[t]), col, 2, "#eef4fb", true});
+    int s = d.add({"s_" + std::to_string(t + 1) + "\ndecoder gru", col, 1});
+    int out = d.add({v.token(batch.tgt_out[t]), col, 0, "#e8f5e9", true});
+    d.arrow(in, s);
+    d.arrow(prev, s);
+    d.arrow(s, out, "W_out");
+    prev = s;
+  }
+  const std::string path = dir + "/encoder_decoder.svg";
+  write_text_file(path, svg_diagram(d));
+  std::printf("wrote %s\n", path.c_str());
+}
+
 int main(int argc, char** argv) {
   heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
+  if (argc > 1 && std::string(argv[1]) == "figures") {  // figures [DIR]
+    figures(argc > 2 ? argv[2] : "build/ch06");
+    return 0;
+  }
   try {
     return run(argc > 1 && std::string(argv[1]) == "--quick");
   } catch (const Error& e) {

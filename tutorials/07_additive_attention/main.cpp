@@ -18,7 +18,9 @@
 #include "models/train.h"
 #include "models/vocab.h"
 #include "nn/rnn_cell.h"
+#include "viz/diagram.h"
 #include "viz/heatmap.h"
+#include "viz/svg.h"
 
 using namespace heed;
 
@@ -277,11 +279,14 @@ void alignment(const Seq2Seq& model, const Task& task, int64_t L, int64_t n) {
       ++total;
     }
   auto pct = [&](int64_t k) { return 100 * static_cast<real>(k) / static_cast<real>(total); };
-  std::printf("over %lld sources of length %lld, the largest weight of output step t falls\n",
-              static_cast<long long>(n), static_cast<long long>(L));
-  std::printf("  on the mirrored position L+1-t %5.1f %%   one to its right %5.1f %%   one to its left %5.1f %%"
-              "   elsewhere %5.1f %%\n",
-              pct(on), pct(right), pct(left), pct(total - on - right - left));
+  std::printf("over %lld sources of length %lld, the largest weight of the %lld output steps falls\n",
+              static_cast<long long>(n), static_cast<long long>(L), static_cast<long long>(total));
+  const int64_t elsewhere = total - on - right - left;
+  // Counts, which add up to the total; the percentages are rounded and need not add to 100.
+  std::printf("  on the mirrored position L+1-t %4lld (%.1f %%)   one to its right %4lld (%.1f %%)\n",
+              static_cast<long long>(on), pct(on), static_cast<long long>(right), pct(right));
+  std::printf("  one to its left %4lld (%.1f %%)   elsewhere %4lld (%.1f %%)\n", static_cast<long long>(left),
+              pct(left), static_cast<long long>(elsewhere), pct(elsewhere));
   std::printf("  mean weight on the mirrored position and its right neighbour together: %.3f\n",
               band / static_cast<real>(total));
 }
@@ -321,10 +326,73 @@ void training(bool quick) {
   heatmap(additive, task);
 }
 
+// The figure of section 1: the same step as a diagram, its numbers computed by the library
+// (the keys, the scores with s_0, the masked softmax, the context, the new state).
+void figures(const std::string& dir) {
+  ModelConfig c;
+  c.model = "additive";
+  c.src_vocab = c.tgt_vocab = 13;
+  c.embed = 2;
+  c.hidden = 3;
+  c.max_src_len = 8;
+  Generator gen(7);
+  Seq2Seq model(c, gen);
+  Batch batch = make_batch({{{6, 4, 7, 4}, {4, 7, 4, 6}}, {{8, 12, 5}, {5, 12, 8}}});
+  NoGradGuard no_grad;
+  DecoderState st = model.start(batch);
+  const Tensor scores = model.attention_score()->score(st.s.h, st.keys).value();  // (2, S), with s_0
+  const StepOutput o = model.step({Vocab::kBos, Vocab::kBos}, st);
+  const int64_t b = 1, S = batch.src_len;
+  auto fmt = [](const char* f, real v) {
+    char out[64];
+    std::snprintf(out, sizeof out, f, v);
+    return std::string(out);
+  };
+  Diagram d;
+  d.title = "one step of additive attention: the second source, 5 9 2, at the first output step";
+  d.caption = "e_i = v . tanh(W1 h_i + W2 s_0); a = softmax of the real positions' scores; numbers from tutorial-07";
+  const char* tokens[] = {"5", "9", "2", "<pad>"};
+  std::vector<int> h, e, a;
+  for (int64_t i = 0; i < S; ++i) {
+    h.push_back(d.add({"h_" + std::to_string(i + 1) + "\n(" + tokens[i] + ")", static_cast<real>(i), 0,
+                       i < 3 ? "#eef4fb" : "#f2f2f2", true}));
+    e.push_back(d.add({"e_" + std::to_string(i + 1) + fmt(" = %.3f", scores[b * S + i]),
+                       static_cast<real>(i), 1}));
+    a.push_back(d.add({"a_" + std::to_string(i + 1) + fmt(" = %.3f", o.weights.value()[b * S + i]),
+                       static_cast<real>(i), 2, i < 3 ? "#ffffff" : "#f2f2f2"}));
+  }
+  int s0 = d.add({"s_0 = h_3\n(query)", 4.6, 0.5, "#fff4e0", true});
+  int ctx = d.add({"c_1 = sum_i a_i h_i", 1.5, 3, "#e8f5e9"});
+  int s1 = d.add({"s_1 = gru([emb(<bos>); c_1], s_0)", 3.2, 4, "#fff4e0"});
+  int out = d.add({"logits = W_out [s_1; c_1] + b", 1.5, 5});
+  for (int64_t i = 0; i < S; ++i) {
+    d.arrow(h[i], e[i]);
+    d.arrow(s0, e[i], "", true);
+    d.arrow(e[i], a[i], i == 0 ? "softmax" : "");
+    if (i < 3) d.arrow(a[i], ctx);
+  }
+  d.arrow(ctx, s1);
+  d.arrow(s0, s1, "", true);
+  d.arrow(s1, out);
+  d.arrow(ctx, out);
+  const std::string path = dir + "/attention_step.svg";
+  write_text_file(path, svg_diagram(d));
+  std::printf("wrote %s\n", path.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
+  if (argc > 1 && std::strcmp(argv[1], "figures") == 0) {  // figures [DIR]
+    try {
+      figures(argc > 2 ? argv[2] : "build/ch07");
+      return 0;
+    } catch (const Error& e) {
+      std::fprintf(stderr, "tutorial-07: %s\n", e.what());
+      return 2;
+    }
+  }
   bool quick = false, want_one_step = false, want_train = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {

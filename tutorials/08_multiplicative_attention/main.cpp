@@ -22,6 +22,8 @@
 #include "models/vocab.h"
 #include "nn/attention.h"
 #include "nn/rnn_cell.h"
+#include "viz/diagram.h"
+#include "viz/svg.h"
 
 using namespace heed;
 
@@ -266,7 +268,8 @@ void luong() {
 constexpr int64_t kSymbols = 10;
 constexpr int64_t kMinLen = 5, kMaxLen = 10;
 constexpr uint64_t kSeed = 1;  // as `heed train --seed 1`
-const char* kModels[] = {"plain", "additive", "general", "dot", "scaled"};
+// "general+if" is general with Luong's input feeding (section 3.3 of the paper).
+const char* kModels[] = {"plain", "additive", "general", "dot", "scaled", "general+if"};
 
 struct Result {
   std::string model;
@@ -280,7 +283,8 @@ struct Result {
 
 ModelConfig config(const std::string& model, const Task& task) {
   ModelConfig c;
-  c.model = model;
+  c.input_feeding = model.size() > 3 && model.compare(model.size() - 3, 3, "+if") == 0;
+  c.model = c.input_feeding ? model.substr(0, model.size() - 3) : model;
   c.src_vocab = task.src_vocab().size();
   c.tgt_vocab = task.tgt_vocab().size();
   c.embed = 32;
@@ -335,7 +339,7 @@ void training(bool quick) {
   const int64_t steps = quick ? 40 : 1000, samples = quick ? 20 : 200;
   const std::vector<int64_t> lengths = quick ? std::vector<int64_t>{5, 10, 12} : std::vector<int64_t>{5, 6, 7, 8, 9, 10, 11, 12, 14};
   ReverseTask task(kSymbols, kMinLen, kMaxLen);
-  std::printf("== 4. five decoders on reverse (E 32, H 64, lengths %lld..%lld, %lld steps of 32, same seeds)\n",
+  std::printf("== 4. six decoders on reverse (E 32, H 64, lengths %lld..%lld, %lld steps of 32, same seeds)\n",
               static_cast<long long>(kMinLen), static_cast<long long>(kMaxLen), static_cast<long long>(steps));
   std::fflush(stdout);
   std::vector<Result> results;
@@ -344,12 +348,12 @@ void training(bool quick) {
   // Loss checkpoints: the mean of the `window` steps up to each.
   const int64_t window = quick ? 10 : 100;
   const std::vector<int64_t> marks = quick ? std::vector<int64_t>{10, 20, 40} : std::vector<int64_t>{100, 200, 300, 500, 1000};
-  std::printf("%-18s %s\n", "", "mean training loss up to step");
-  std::printf("%-9s %7s ", "model", "params");
+  std::printf("%-20s %s\n", "", "mean training loss up to step");
+  std::printf("%-11s %7s ", "model", "params");
   for (int64_t s : marks) std::printf(" %6lld", static_cast<long long>(s));
   std::printf("  %6s %6s %6s\n", "exact", "token", "peak");
   for (const Result& r : results) {
-    std::printf("%-9s %7lld ", r.model.c_str(), static_cast<long long>(r.params));
+    std::printf("%-11s %7lld ", r.model.c_str(), static_cast<long long>(r.params));
     for (int64_t s : marks) std::printf(" %6.3f", window_mean(r.losses, s, window));
     std::printf("  %6.3f %6.3f ", r.held_out.exact(), r.held_out.token());
     if (r.model == "plain")
@@ -358,16 +362,17 @@ void training(bool quick) {
       std::printf("%6.3f\n", r.peak);
   }
   std::printf("(loss: the mean of the %lld training steps up to the column's step)\n", static_cast<long long>(window));
+  std::printf("(general+if: general with input feeding, the cell also reading h~_{t-1})\n");
   std::printf("(exact, token: greedy decoding of 500 held-out sources of lengths %lld..%lld)\n"
               "(peak: the mean largest attention weight of an output step, on 200 sources of length %lld)\n\n",
               static_cast<long long>(kMinLen), static_cast<long long>(kMaxLen), static_cast<long long>(kMaxLen));
 
   std::printf("exact accuracy by source length (%lld sources per length)\n", static_cast<long long>(samples));
-  std::printf("%-9s", "length");
+  std::printf("%-11s", "length");
   for (int64_t L : lengths) std::printf(" %6lld", static_cast<long long>(L));
   std::printf("\n");
   for (const Result& r : results) {
-    std::printf("%-9s", r.model.c_str());
+    std::printf("%-11s", r.model.c_str());
     for (const Accuracy& a : r.by_length) std::printf(" %6.3f", a.exact());
     std::printf("\n");
   }
@@ -375,7 +380,7 @@ void training(bool quick) {
               static_cast<long long>(kMaxLen));
 
   std::fprintf(stderr, "\ntutorial-08: CPU time per training step (clock(); varies with the machine and its load)\n");
-  for (const Result& r : results) std::fprintf(stderr, "  %-9s %6.1f ms\n", r.model.c_str(), r.cpu_ms);
+  for (const Result& r : results) std::fprintf(stderr, "  %-11s %6.1f ms\n", r.model.c_str(), r.cpu_ms);
 }
 
 struct Section {
@@ -390,8 +395,62 @@ const Section kSections[] = {{"scores", scores}, {"scaling", scaling}, {"luong",
 
 }  // namespace
 
+// The chapter's figure: section 3's step of Luong's decoder as a diagram, its numbers computed by
+// the library: the cell first, then attention with the new state s_1, then h~_1.
+void figures(const std::string& dir) {
+  ModelConfig c;
+  c.model = "general";
+  c.src_vocab = c.tgt_vocab = 13;
+  c.embed = 2;
+  c.hidden = 3;
+  c.max_src_len = 8;
+  Generator gen(7);
+  Seq2Seq model(c, gen);
+  Batch batch = make_batch({{{8, 12, 5}, {5, 12, 8}}});  // the source 5 9 2
+  NoGradGuard no_grad;
+  DecoderState st = model.start(batch);
+  const StepOutput o = model.step({Vocab::kBos}, st);  // st.s is s_1 now
+  const Tensor scores = model.attention_score()->score(st.s.h, st.keys).value();  // (1, S), with s_1
+  auto fmt = [](const std::string& name, real v) {
+    char out[64];
+    std::snprintf(out, sizeof out, " = %.3f", v);
+    return name + out;
+  };
+  Diagram d;
+  d.title = "one step of Luong's decoder (general score): the cell first, then attention";
+  d.caption = "e_i = s_1 . (W h_i), scored with the new state; numbers from tutorial-08";
+  const char* tokens[] = {"5", "9", "2"};
+  int s0 = d.add({"s_0 = h_3", 3.4, 0, "#fff4e0", true});
+  int bos = d.add({"emb(<bos>)", 4.6, 0, "#eef4fb", true});
+  int s1 = d.add({"s_1 = gru(emb, s_0)", 4.0, 1, "#fff4e0"});
+  d.arrow(s0, s1);
+  d.arrow(bos, s1);
+  int ctx = d.add({"c_1 = sum_i a_i h_i", 1.0, 4, "#e8f5e9"});
+  for (int64_t i = 0; i < batch.src_len; ++i) {
+    int h = d.add({"h_" + std::to_string(i + 1) + "\n(" + tokens[i] + ")", static_cast<real>(i), 1, "#eef4fb", true});
+    int e = d.add({fmt("e_" + std::to_string(i + 1), scores[i]), static_cast<real>(i), 2});
+    int a = d.add({fmt("a_" + std::to_string(i + 1), o.weights.value()[i]), static_cast<real>(i), 3});
+    d.arrow(h, e);
+    d.arrow(s1, e, "", true);
+    d.arrow(e, a, i == 0 ? "softmax" : "");
+    d.arrow(a, ctx);
+  }
+  int ht = d.add({"h~_1 = tanh(W_c [c_1; s_1])", 2.6, 5, "#fff4e0"});
+  int out = d.add({"logits = W_out h~_1 + b", 2.6, 6});
+  d.arrow(ctx, ht);
+  d.arrow(s1, ht, "", true);
+  d.arrow(ht, out);
+  const std::string path = dir + "/luong_step.svg";
+  write_text_file(path, svg_diagram(d));
+  std::printf("wrote %s\n", path.c_str());
+}
+
 int main(int argc, char** argv) {
   heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
+  if (argc > 1 && std::strcmp(argv[1], "figures") == 0) {  // figures [DIR]
+    figures(argc > 2 ? argv[2] : "build/ch08");
+    return 0;
+  }
   std::vector<const Section*> chosen;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {

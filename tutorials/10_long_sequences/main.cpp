@@ -323,6 +323,71 @@ void show_looking(const std::vector<Run>& runs, const Task& task, const Budget& 
   std::printf("%s", terminal_heatmap(positions, output, w, false).c_str());
 }
 
+// Luong's input feeding (section 3.3 of the paper) on the same task and budget: general without
+// it (the same run as above, so the same numbers) and with it, the cell reading h~_{t-1} too.
+int run_input_feeding(bool quick) {
+  const Budget bud = budget(quick);
+  ReverseTask task(kSymbols, kMinLen, kMaxLen);
+  const std::vector<int64_t> lengths = {5, 10, 15, 20, 25, 30, 35, 40};
+  std::vector<Run> runs;
+  for (bool feeding : {false, true}) {
+    ModelConfig c = config("general");
+    c.input_feeding = feeding;
+    Generator gen(kSeed);
+    runs.push_back(Run{feeding ? "general+if" : "general", std::make_unique<Seq2Seq>(c, gen), {}, {}, {}});
+  }
+  std::printf("== input feeding: general without and with it (Luong et al. 2015, section 3.3)\n");
+  for (const Run& r : runs)
+    std::printf("  %-10s %6lld parameters\n", r.name.c_str(), static_cast<long long>(r.model->num_parameters()));
+  std::fflush(stdout);
+  run_all(runs, task, bud, lengths);
+  std::printf("%6s", "step");
+  for (const Run& r : runs) std::printf(" %11s", r.name.c_str());
+  std::printf("\n");
+  for (int64_t s = bud.every; s <= bud.steps; s += bud.every) {
+    std::printf("%6lld", static_cast<long long>(s));
+    for (const Run& r : runs) std::printf(" %11.4f", window_mean(r.losses, s, bud.every));
+    std::printf("\n");
+  }
+  std::printf("(the loss: the mean over the %lld steps up to each row)\n\n", static_cast<long long>(bud.every));
+  std::printf("accuracy by source length (greedy, %lld sequences per length; trained on %lld..%lld)\n",
+              static_cast<long long>(bud.samples), static_cast<long long>(kMinLen), static_cast<long long>(kMaxLen));
+  std::printf("%6s", "length");
+  for (size_t m = 0; m < runs.size(); ++m) std::printf("   %6s %6s", "exact", "token");
+  std::printf("     (%s, then %s)\n", runs[0].name.c_str(), runs[1].name.c_str());
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    std::printf("%6lld", static_cast<long long>(lengths[i]));
+    for (const Run& r : runs) std::printf("   %6.3f %6.3f", r.by_length[i].exact(), r.by_length[i].token());
+    std::printf("\n");
+  }
+  std::printf("\nthe peak of output t's attention minus the position of the symbol it writes (mean over %lld\n"
+              "sequences), as in section 5\n",
+              static_cast<long long>(bud.look_n));
+  std::printf("%8s", "output");
+  for (const Run& r : runs) std::printf("   %-10s %5s %5s", r.name.c_str(), "", "");
+  std::printf("\n%8s", "");
+  for (size_t m = 0; m < runs.size(); ++m) std::printf("   %5s %5s %5s", "L 30", "L 35", "L 40");
+  std::printf("\n");
+  std::vector<std::vector<std::vector<real>>> off(runs.size());
+  for (size_t m = 0; m < runs.size(); ++m)
+    for (int64_t L : {30, 35, 40}) off[m].push_back(peak_offsets(*runs[m].model, fixed_length_batch(task, L, bud.look_n, 7 + L), L));
+  for (int64_t t : {1, 2, 5, 10, 20, 30, 35, 40}) {
+    std::printf("%8lld", static_cast<long long>(t));
+    for (size_t m = 0; m < runs.size(); ++m) {
+      std::printf("   ");
+      for (size_t k = 0; k < 3; ++k) {
+        const std::vector<real>& o = off[m][k];
+        if (t <= static_cast<int64_t>(o.size()))
+          std::printf("%+5.1f ", o[t - 1]);
+        else
+          std::printf("%5s ", "");
+      }
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
 int run(bool quick, const std::string& dir) {
   const Budget bud = budget(quick);
   std::filesystem::create_directories(dir);
@@ -348,21 +413,23 @@ int run(bool quick, const std::string& dir) {
 
 int main(int argc, char** argv) {
   heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
-  bool quick = false;
+  bool quick = false, feeding = false;
   std::string dir = "build/ch10";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick")
       quick = true;
+    else if (a == "--input-feeding")
+      feeding = true;
     else if (!a.empty() && a[0] != '-')
       dir = a;
     else {
-      std::fprintf(stderr, "tutorial-10: unknown flag '%s' (usage: tutorial-10 [--quick] [DIR])\n", a.c_str());
+      std::fprintf(stderr, "tutorial-10: unknown flag '%s' (usage: tutorial-10 [--quick] [--input-feeding] [DIR])\n", a.c_str());
       return 2;
     }
   }
   try {
-    return run(quick, dir);
+    return feeding ? run_input_feeding(quick) : run(quick, dir);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tutorial-10: %s\n", e.what());
     return 2;

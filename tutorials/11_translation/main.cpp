@@ -326,6 +326,48 @@ void show_matrix(const Seq2Seq& model, const TranslateTask& task, const std::str
               row[v], source[peak].c_str(), static_cast<long long>(peak + 1));
 }
 
+// The step of `de`'s translation that writes the English verb, opened up as chapter 07 opens one:
+// the additive scores e_i = v . tanh(W1 h_i + W2 s_{t-1}) over every source word, their softmax,
+// and the context, the weighted sum of the encoder states.
+void show_key_step(const Seq2Seq& model, const TranslateTask& task, const std::string& de) {
+  NoGradGuard no_grad;
+  Hypothesis h = translate(model, task, de);
+  const std::vector<int64_t> src = task.src_vocab().encode(de);
+  const std::vector<std::string> source = tokens(task.src_vocab(), src), output = tokens(task.tgt_vocab(), h.tokens);
+  const int64_t t = find_verb(output, false), v = find_verb(source, true);
+  if (t < 0 || v < 0 || !model.attention_score()) return;
+  DecoderState st = model.start(make_batch({{src, {}}}));
+  std::vector<int64_t> prev = {Vocab::kBos};
+  for (int64_t k = 0; k < t; ++k) {  // replay the translation up to the step
+    model.step(prev, st);
+    prev = {h.tokens[k]};
+  }
+  const Var scores = model.attention_score()->score(st.s.h, st.keys);  // (1, S), with s_{t-1}
+  const Attention a = attend(scores, st.values, st.mask);
+  const StepOutput o = model.step(prev, st);  // the library's own step, to compare
+  std::printf("the step that writes '%s' (output %lld), opened up: the state before it, s_%lld, scores\n"
+              "every source word; a softmax makes the weights; the context is their weighted sum\n",
+              output[t].c_str(), static_cast<long long>(t + 1), static_cast<long long>(t));
+  std::printf("  %-10s %8s %8s\n", "source", "e_i", "a_i");
+  const int64_t S = static_cast<int64_t>(source.size());
+  for (int64_t i = 0; i < S; ++i)
+    std::printf("  %-10s %8.3f %8.3f\n", source[i].c_str(), scores.value()[i], a.weights.value()[i]);
+  const int64_t D = a.context.value().numel();
+  auto first6 = [](const real* x) {
+    for (int k = 0; k < 6; ++k) std::printf("%s%6.3f", k ? ", " : "(", x[k]);
+    std::printf(", ...)\n");
+  };
+  const std::string c_label = "c_" + std::to_string(t + 1) + " = sum_i a_i h_i";
+  const std::string h_label = "h_" + std::to_string(v + 1) + ", the state at '" + source[v] + "'";
+  std::printf("  %-28s ", c_label.c_str());
+  first6(a.context.value().data());
+  std::printf("  %-28s ", h_label.c_str());
+  first6(st.values.value().data() + v * D);
+  std::printf("  (the first 6 of %lld numbers)\n", static_cast<long long>(D));
+  std::printf("Seq2Seq::step gives the same weights (to within 1e-12): %s\n\n",
+              allclose(o.weights.value(), a.weights.value(), 0, 1e-12) ? "yes" : "NO");
+}
+
 // Over the held-out pairs: the output step that writes the English verb, its weight on the
 // German verb, and whether it is the right verb; by where the German verb stands, and by where
 // the step's largest weight falls. Returns the first pair, in the grammar's order, whose
@@ -419,6 +461,7 @@ int run(bool quick, const std::string& dir, const std::vector<std::string>& sect
     const Seq2Seq& additive = *runs[1].model;
     std::printf("== 4. where the English verb looks (additive)\n");
     show_matrix(additive, task, TranslateTask::kSeedSource, dir + "/seed.svg", "additive: the seed sentence");
+    show_key_step(additive, task, TranslateTask::kSeedSource);
     show_matrix(additive, task, TranslateTask::kTwinSource, dir + "/twin.svg", "additive: its held-out twin");
     const std::string wrong = show_verbs(additive, task, bud);
     std::printf("the first held-out pair whose English verb is wrong:\n");

@@ -18,6 +18,7 @@
 #include "nn/positions.h"
 #include "nn/self_attention.h"
 #include "viz/heatmap.h"
+#include "viz/svg.h"
 
 using namespace heed;
 
@@ -104,6 +105,87 @@ void print_matrix(const Tensor& t, int64_t offset, int64_t rows, int64_t cols) {
     for (int64_t j = 0; j < cols; ++j) std::printf(" %6.3f", t.data()[offset + i * cols + j]);
     std::printf("\n");
   }
+}
+
+// Self-attention on three positions of D 2, with small weights chosen by hand, computed step by
+// step (Q, K, V, the scores, the softmax, the weighted sum) and then by SelfAttention itself.
+void qkv() {
+  std::printf("== 2a. self-attention by hand: 3 positions, D 2, one head, no biases\n");
+  Generator gen(1);
+  SelfAttention layer(2, gen, /*bias=*/false);
+  const Tensor x({1, 3, 2}, {1, 0, 0, 1, 1, 1});  // (B 1, S 3, D 2)
+  layer.q_proj.weight.value() = Tensor({2, 2}, {1, 1, 0, 1});
+  layer.k_proj.weight.value() = Tensor({2, 2}, {1, 0, 1, 1});
+  layer.v_proj.weight.value() = Tensor({2, 2}, {1, 0, 0, 2});
+  layer.out_proj.weight.value() = Tensor({2, 2}, {1, 0, 0, 1});  // W_o = I: the output is the mix itself
+  auto rows = [](const char* name, const Tensor& t) {
+    const int64_t S = t.shape()[t.dim() - 2], C = t.shape()[t.dim() - 1];
+    for (int64_t i = 0; i < S; ++i) {
+      std::printf("  %-24s", i == 0 ? name : "");
+      for (int64_t j = 0; j < C; ++j) std::printf(" %7.3f", t[i * C + j]);
+      std::printf("\n");
+    }
+  };
+  auto project = [&](const Tensor& w) {  // x W^T: (3, 2)
+    Tensor y = Tensor::zeros({3, 2});
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t o = 0; o < 2; ++o)
+        for (int64_t d = 0; d < 2; ++d) y[i * 2 + o] += x[i * 2 + d] * w[o * 2 + d];
+    return y;
+  };
+  rows("x (one row per position)", x);
+  rows("W_q", layer.q_proj.weight.value());
+  rows("W_k", layer.k_proj.weight.value());
+  rows("W_v", layer.v_proj.weight.value());
+  const Tensor Q = project(layer.q_proj.weight.value()), K = project(layer.k_proj.weight.value()),
+               V = project(layer.v_proj.weight.value());
+  rows("Q = x W_q^T", Q);
+  rows("K = x W_k^T", K);
+  rows("V = x W_v^T", V);
+  Tensor scores = Tensor::zeros({3, 3}), weights = Tensor::zeros({3, 3}), out = Tensor::zeros({3, 2});
+  for (int64_t i = 0; i < 3; ++i) {
+    real top = -1e300, total = 0;
+    for (int64_t j = 0; j < 3; ++j) {
+      for (int64_t d = 0; d < 2; ++d) scores[i * 3 + j] += Q[i * 2 + d] * K[j * 2 + d];
+      scores[i * 3 + j] /= std::sqrt(2.0);
+      top = std::max(top, scores[i * 3 + j]);
+    }
+    for (int64_t j = 0; j < 3; ++j) total += weights[i * 3 + j] = std::exp(scores[i * 3 + j] - top);
+    for (int64_t j = 0; j < 3; ++j) weights[i * 3 + j] /= total;
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t d = 0; d < 2; ++d) out[i * 2 + d] += weights[i * 3 + j] * V[j * 2 + d];
+  }
+  std::printf("  the scores and weights: query i down, key j across\n");
+  rows("Q K^T / sqrt(2)", scores);
+  rows("softmax of each row", weights);
+  rows("sum_j w_ij V_j", out);
+  SelfAttentionOutput o = layer.forward(Var(x), Tensor({1, 3}, {1, 1, 1}));
+  std::printf("  SelfAttention::forward gives the same weights and output (to within 1e-12): %s\n\n",
+              allclose(reshape(o.weights.value(), {3, 3}), weights, 0, 1e-12) &&
+                      allclose(reshape(o.output.value(), {3, 2}), out, 0, 1e-12)
+                  ? "yes"
+                  : "NO");
+}
+
+// The chapter's figure: the weights of the worked example of section 2a as a heatmap.
+void figures(const std::string& dir) {
+  Generator gen(1);
+  SelfAttention layer(2, gen, /*bias=*/false);
+  layer.q_proj.weight.value() = Tensor({2, 2}, {1, 1, 0, 1});
+  layer.k_proj.weight.value() = Tensor({2, 2}, {1, 0, 1, 1});
+  layer.v_proj.weight.value() = Tensor({2, 2}, {1, 0, 0, 2});
+  layer.out_proj.weight.value() = Tensor({2, 2}, {1, 0, 0, 1});
+  const Tensor x({1, 3, 2}, {1, 0, 0, 1, 1, 1});
+  NoGradGuard no_grad;
+  const Tensor w = layer.forward(Var(x), Tensor({1, 3}, {1, 1, 1})).weights.value();  // (1, 3, 3)
+  std::vector<std::vector<real>> rows(3, std::vector<real>(3));
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 3; ++j) rows[i][j] = w[i * 3 + j];
+  const std::string path = dir + "/self_attention_weights.svg";
+  write_text_file(path, svg_heatmap({"key 1 (1, 0)", "key 2 (0, 1)", "key 3 (1, 1)"},
+                                    {"query 1", "query 2", "query 3"}, rows,
+                                    "self-attention by hand: softmax(Q K^T / sqrt(2)), section 2a", {"key", "query"}));
+  std::printf("wrote %s\n", path.c_str());
 }
 
 void layers() {
@@ -259,6 +341,7 @@ void tagger(bool quick) {
 int run(bool quick, const std::vector<std::string>& only) {
   auto wanted = [&](const char* s) { return only.empty() || std::find(only.begin(), only.end(), s) != only.end(); };
   if (wanted("zoo")) zoo(quick);
+  if (wanted("qkv")) qkv();
   if (wanted("layers")) layers();
   if (wanted("tagger")) tagger(quick);
   return 0;
@@ -268,15 +351,19 @@ int run(bool quick, const std::vector<std::string>& only) {
 
 int main(int argc, char** argv) {
   heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
+  if (argc > 1 && std::string(argv[1]) == "figures") {  // figures [DIR]
+    figures(argc > 2 ? argv[2] : "build/ch12");
+    return 0;
+  }
   try {
     bool quick = false;
     std::vector<std::string> only;
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
       if (a == "--quick") quick = true;
-      else if (a == "zoo" || a == "layers" || a == "tagger") only.push_back(a);
+      else if (a == "zoo" || a == "qkv" || a == "layers" || a == "tagger") only.push_back(a);
       else {
-        std::fprintf(stderr, "tutorial-12: unknown argument %s (use --quick, zoo, layers or tagger)\n", a.c_str());
+        std::fprintf(stderr, "tutorial-12: unknown argument %s (use --quick, zoo, qkv, layers or tagger)\n", a.c_str());
         return 2;
       }
     }
