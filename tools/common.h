@@ -11,6 +11,7 @@
 #include "models/tasks.h"
 #include "models/train.h"
 #include "tools/args.h"
+#include "tools/watch.h"
 
 namespace heed {
 
@@ -29,6 +30,7 @@ struct TrainPlan {
   int64_t seed = 1, eval_samples = 500;
   std::string save;  // empty: do not save
   bool json = false;
+  WatchPlan watch;  // --watch, --film, --watch-every
 };
 TrainPlan parse_train_flags(const std::vector<std::string>& argv);
 

@@ -11,6 +11,7 @@
 #include "nn/json.h"
 #include "nn/safetensors.h"
 #include "tools/common.h"
+#include "tools/watch.h"
 
 namespace heed {
 
@@ -75,8 +76,8 @@ class Reporter {
 TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   Args a("train", argv,
          {"--task", "--model", "--cell", "--vocab", "--min-len", "--max-len", "--embed", "--hidden", "--batch",
-          "--steps", "--lr", "--schedule", "--clip", "--seed", "--save", "--eval-samples"},
-         {"--json", "--help", "--bidirectional"});
+          "--steps", "--lr", "--schedule", "--clip", "--seed", "--save", "--eval-samples", "--film", "--watch-every"},
+         {"--json", "--help", "--bidirectional", "--watch"});
   TrainPlan plan;
   if (a.has("--help")) {
     plan.help = true;
@@ -115,6 +116,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   plan.eval_samples = a.integer("--eval-samples", 500, 1, 1000000);
   plan.save = a.text("--save", "");
   plan.json = a.has("--json");
+  plan.watch = parse_watch_flags(a, config.model);
   check_step_memory(config, opt.batch, plan.task->max_len());
   return plan;
 }
@@ -123,6 +125,7 @@ int cmd_train(const std::vector<std::string>& argv) {
   TrainPlan plan = parse_train_flags(argv);
   if (plan.help) {
     std::fputs(kHelp, stdout);
+    std::fputs(kWatchHelp, stdout);
     return 0;
   }
   // A run that cannot save should fail now, not after training.
@@ -138,6 +141,8 @@ int cmd_train(const std::vector<std::string>& argv) {
   const Task* task = plan.task.get();
   const int64_t seed = plan.seed, eval_samples = plan.eval_samples;
   const std::string& save = plan.save;
+  std::unique_ptr<Watcher> watcher;  // --watch, --film
+  if (plan.watch.any()) watcher = std::make_unique<Watcher>(plan.watch, *task, config, opt, seed);
 
   Generator gen(static_cast<uint64_t>(seed));
   Seq2Seq model(config, gen);
@@ -152,11 +157,14 @@ int cmd_train(const std::vector<std::string>& argv) {
   // No learning rate heed accepts drives a model to NaN, so there is no honest flag for it.
   int64_t poison = -1;
   if (const char* env = std::getenv("HEED_TEST_NAN_AFTER_STEP")) poison = std::atoll(env);
+  if (watcher) watcher->start(model);
   auto report = [&](const Progress& p) {
+    if (watcher) watcher->on_step(model, p);  // first: it redraws above the progress bar
     reporter(p);
     if (p.step == poison) model.named_parameters().back().second.value()[0] = std::nan("");
   };
   TrainResult r = train(model, *task, opt, report);
+  if (watcher) watcher->finish();
 
   int64_t tail = std::min<int64_t>(50, static_cast<int64_t>(r.losses.size()));
   real loss = 0;

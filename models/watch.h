@@ -1,0 +1,40 @@
+// AttentionWatch: what `heed train --watch` and `--film` see of a model while it learns. One
+// fixed example, decoded greedily (without building a graph) for as many steps as its reference
+// has tokens plus <eos>, gives the attention matrix; a fixed held-out sample of `held_out`
+// sources gives the exact accuracy beside it.
+// The example: for translate, the seed sentence (TranslateTask::kSeedSource); for the toy
+// tasks, the digits of pi, 3 1 4 1 5 9 2 6 ..., as many as fit (8, or the nearest length in
+// min_len .. max_len, each digit modulo V), the source the tutorials draw.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/seq2seq.h"
+#include "models/tasks.h"
+#include "viz/film.h"
+
+namespace heed {
+
+// The example described above.
+Example watch_example(const Task& task);
+
+class AttentionWatch {
+ public:
+  // heed::Error when `model` has no attention to watch (plain) or held_out < 1.
+  AttentionWatch(const Task& task, const std::string& model, int64_t held_out = 100, uint64_t seed = 4242);
+
+  const std::vector<std::string>& source() const { return source_; }        // (S)
+  const std::vector<std::string>& reference() const { return reference_; }  // (T) ending in <eos>
+
+  // The snapshot after `step` training steps; `loss` is passed through (NaN: none yet).
+  FilmFrame take(const Seq2Seq& model, int64_t step, real loss) const;
+
+ private:
+  const Task& task_;
+  Batch example_, held_out_;
+  std::vector<std::string> source_, reference_;
+};
+
+}  // namespace heed

@@ -1,0 +1,118 @@
+#include "tools/watch.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "nn/safetensors.h"  // check_writable
+#include "viz/heatmap.h"
+#include "viz/svg.h"
+
+namespace heed {
+
+WatchPlan parse_watch_flags(const Args& a, const std::string& model) {
+  WatchPlan plan;
+  plan.watch = a.has("--watch");
+  plan.film = a.text("--film", "");
+  if (a.has("--film") && plan.film.empty()) throw a.error("--film needs a file name");
+  plan.every = a.integer("--watch-every", kDefaultWatchEvery, 1, 100000000);
+  if (a.has("--watch-every") && !plan.any()) throw a.error("--watch-every needs --watch or --film");
+  if (plan.any() && model == "plain")
+    throw a.error(std::string(plan.film.empty() ? "--watch" : "--film") +
+                  ": the plain model has no attention matrix to show (it reads only the encoder's last state); "
+                  "choose --model additive, general, dot, scaled, cosine or location");
+  return plan;
+}
+
+Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& config, const TrainOptions& opt,
+                 int64_t seed)
+    : plan_(plan), watch_(task, config.model) {
+  if (!plan.film.empty()) {
+    try {
+      check_writable(plan.film);
+    } catch (const Error& e) {
+      throw Error(std::string("heed train: --film: ") + e.what());
+    }
+  }
+  terminal_ = plan.watch && isatty(1) != 0;
+  film_.title = config.model + " attention learning " + task.name();
+  film_.caption = "heed train --task " + task.name() + " --model " + config.model + " --cell " + config.cell +
+                  (config.bidirectional ? " --bidirectional" : "") + " --embed " + std::to_string(config.embed) +
+                  " --hidden " + std::to_string(config.hidden) + " --batch " + std::to_string(opt.batch) +
+                  " --steps " + std::to_string(opt.steps) + " --seed " + std::to_string(seed) + "; a snapshot every " +
+                  std::to_string(plan.every) + " steps; exact accuracy on 100 held-out sources";
+  film_.source = watch_.source();
+  film_.reference = watch_.reference();
+}
+
+void Watcher::start(const Seq2Seq& model) {
+  FilmFrame f = watch_.take(model, 0, NAN);
+  if (terminal_) draw(f);
+  if (!plan_.film.empty()) film_.frames.push_back(std::move(f));
+}
+
+void Watcher::on_step(const Seq2Seq& model, const Progress& p) {
+  loss_sum_ += p.loss;
+  ++losses_;
+  if (p.step % plan_.every != 0 && p.step != p.steps) return;
+  FilmFrame f = watch_.take(model, p.step, loss_sum_ / static_cast<real>(losses_));
+  loss_sum_ = 0;
+  losses_ = 0;
+  if (terminal_) draw(f);
+  if (!plan_.film.empty()) film_.frames.push_back(std::move(f));
+}
+
+namespace {
+
+int terminal_columns() {
+  winsize ws{};
+  return ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+}
+
+// The terminal lines `text` takes, wrapping at `columns` (every code point one column wide,
+// true of the heatmap's shades and of the tokens of heed's tasks).
+int screen_lines(const std::string& text, int columns) {
+  int lines = 0, width = 0;
+  for (char c : text) {
+    if (c == '\n') {
+      lines += width == 0 ? 1 : (width + columns - 1) / columns;
+      width = 0;
+    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      ++width;
+    }
+  }
+  return lines;
+}
+
+}  // namespace
+
+// Redraws in place: up to the first line of the last drawing (the progress bar, on stderr, sits
+// on the line below it), then each line over the old one, clearing what is left.
+void Watcher::draw(const FilmFrame& f) {
+  char loss[32] = "-", head[160];
+  if (std::isfinite(f.loss)) std::snprintf(loss, sizeof loss, "%.4f", f.loss);
+  std::snprintf(head, sizeof head, "step %lld  loss %s  held-out exact %.2f   attention of the fixed example:\n",
+                static_cast<long long>(f.step), loss, f.exact);
+  std::string text = head + terminal_heatmap(film_.source, f.output, f.weights, true);
+  std::string out = "\r";
+  if (drawn_lines_ > 0) out += "\x1b[" + std::to_string(drawn_lines_) + "A";
+  for (std::size_t i = 0, nl; i < text.size(); i = nl + 1) {
+    nl = text.find('\n', i);
+    out += text.substr(i, nl - i) + "\x1b[K\n";
+  }
+  out += "\x1b[J";
+  std::fflush(stderr);
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+  drawn_lines_ = screen_lines(text, terminal_columns());
+}
+
+void Watcher::finish() {
+  if (plan_.film.empty()) return;
+  write_text_file(plan_.film, html_film(film_));
+  std::printf("wrote the film (%zu snapshots) to %s\n", film_.frames.size(), plan_.film.c_str());
+}
+
+}  // namespace heed

@@ -1,0 +1,61 @@
+// heed train --watch and --film: attention while the model learns (models/watch.h takes the
+// snapshots). --watch redraws, on a terminal, the heatmap of one fixed example with the step,
+// loss and held-out exact accuracy beside it, every --watch-every steps; when stdout is not a
+// terminal it prints nothing. --film FILE writes the snapshots as one scrubbable HTML page at
+// the end of the run (viz/film.h).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "models/train.h"
+#include "models/watch.h"
+#include "tools/args.h"
+
+namespace heed {
+
+// Snapshots every 10 steps: about 2 % of the training time at the default sizes (measured by
+// heed bench --watch-every), and a film of a 2000-step run of 201 frames.
+inline constexpr int64_t kDefaultWatchEvery = 10;
+
+struct WatchPlan {
+  bool watch = false;  // --watch
+  std::string film;    // --film FILE; empty: none
+  int64_t every = kDefaultWatchEvery;
+  bool any() const { return watch || !film.empty(); }
+};
+
+// The flags --watch, --film FILE and --watch-every N (names for Args: kWatchValued, kWatchSwitches).
+// heed::Error (from a.error) for N < 1, --watch-every without --watch or --film, or a model
+// without attention. Does not touch the file system.
+WatchPlan parse_watch_flags(const Args& a, const std::string& model);
+inline const char* const kWatchHelp =
+    "  --watch                   on a terminal, redraw the attention of one fixed example (the\n"
+    "                            digits of pi, or the seed sentence for translate) as it learns\n"
+    "  --film FILE               write snapshots of that attention, the loss and the held-out\n"
+    "                            exact accuracy as one HTML page with a slider and a play button\n"
+    "  --watch-every N           steps between snapshots of --watch and --film (10)\n";
+
+// What a training run does for --watch and --film. REQUIRES: plan.any().
+class Watcher {
+ public:
+  // heed::Error when the film cannot be written (checked now, before training).
+  Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& config, const TrainOptions& opt,
+          int64_t seed);
+  void start(const Seq2Seq& model);                       // the snapshot of step 0
+  void on_step(const Seq2Seq& model, const Progress& p);  // a snapshot every N steps and at the last
+  void finish();  // writes the film (and says so on stdout)
+
+ private:
+  void draw(const FilmFrame& frame);
+
+  WatchPlan plan_;
+  AttentionWatch watch_;
+  Film film_;
+  bool terminal_ = false;
+  int drawn_lines_ = 0;  // terminal lines of the last drawing
+  real loss_sum_ = 0;
+  int64_t losses_ = 0;
+};
+
+}  // namespace heed
