@@ -145,8 +145,8 @@ TEST_SUITE("ch09_attention_matrices") {
   }
 
   TEST_CASE("html_film: a 2000-step run filmed every 10 steps stays small") {
-    // 201 frames of the translate example's size (13 output steps, 12 source tokens), each
-    // weight with three digits: the largest film of the default interval.
+    // 201 frames (twice the default's) of the translate example's size (13 output steps, 12
+    // source tokens), each weight with three digits.
     Film film;
     film.title = "size";
     for (int s = 0; s < 12; ++s) film.source.push_back("w" + std::to_string(s));
@@ -248,6 +248,24 @@ TEST_SUITE("ch09_attention_matrices") {
     CHECK(tty.find("step 20  loss ") != std::string::npos);
     CHECK(tty.find("\x1b[") != std::string::npos);  // moved up over the last drawing
     CHECK(tty.find("scale:") != std::string::npos);
+  }
+
+  TEST_CASE("heed bench --watch: the cost of a snapshot as a share of training") {
+    Scratch s("bench-watch");
+    CliRun b = s.heed("bench --watch --model dot --embed 8 --hidden 8 --batch 4 --len 3 --steps 2 --warmup 0 --json");
+    INFO(b.err);
+    REQUIRE(b.status == 0);
+    CHECK(b.out.find("--watch: ") != std::string::npos);
+    CHECK(b.json().find("watch_every")->as_int() == 20);
+    CHECK(b.json().find("watch_ms_per_snapshot")->as_real() > 0);
+    CHECK(b.json().find("watch_overhead_percent")->as_real() > 0);
+    for (const char* args : {"bench --watch-every 5", "bench --watch --model plain", "bench --watch --watch-every 0"}) {
+      CliRun r = s.heed(args);
+      INFO("heed " << args << " -> " << r.status << ": " << r.err);
+      CHECK(r.status == 2);
+      CHECK(count_lines(r.err) == 1);
+      CHECK(r.err.find("--watch") != std::string::npos);
+    }
   }
 
   TEST_CASE("heed train: bad --watch and --film values are refused before training, exit 2") {

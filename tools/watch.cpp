@@ -1,8 +1,11 @@
 #include "tools/watch.h"
 
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -28,7 +31,7 @@ WatchPlan parse_watch_flags(const Args& a, const std::string& model) {
 
 Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& config, const TrainOptions& opt,
                  int64_t seed)
-    : plan_(plan), watch_(task, config.model) {
+    : plan_(plan), watch_(task, config.model, kWatchHeldOut) {
   if (!plan.film.empty()) {
     try {
       check_writable(plan.film);
@@ -42,7 +45,8 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
                   (config.bidirectional ? " --bidirectional" : "") + " --embed " + std::to_string(config.embed) +
                   " --hidden " + std::to_string(config.hidden) + " --batch " + std::to_string(opt.batch) +
                   " --steps " + std::to_string(opt.steps) + " --seed " + std::to_string(seed) + "; a snapshot every " +
-                  std::to_string(plan.every) + " steps; exact accuracy on 100 held-out sources";
+                  std::to_string(plan.every) + " steps; exact accuracy on " + std::to_string(kWatchHeldOut) +
+                  " held-out sources";
   film_.source = watch_.source();
   film_.reference = watch_.reference();
 }
@@ -107,6 +111,27 @@ void Watcher::draw(const FilmFrame& f) {
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
   drawn_lines_ = screen_lines(text, terminal_columns());
+}
+
+real median_snapshot_ms(const Task& task, const Seq2Seq& model, int64_t repeats, real* cpu_ms) {
+  AttentionWatch watch(task, model.config().model, kWatchHeldOut);
+  auto cpu_now = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<real>(ts.tv_sec) * 1e3 + static_cast<real>(ts.tv_nsec) / 1e6;
+  };
+  std::vector<real> ms, cpu;
+  for (int64_t i = 0; i < std::max<int64_t>(1, repeats); ++i) {
+    real c0 = cpu_now();
+    auto t0 = std::chrono::steady_clock::now();
+    FilmFrame f = watch.take(model, i, 0);
+    ms.push_back(std::chrono::duration<real, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    cpu.push_back(cpu_now() - c0);
+  }
+  std::sort(ms.begin(), ms.end());
+  std::sort(cpu.begin(), cpu.end());
+  *cpu_ms = cpu[cpu.size() / 2];
+  return ms[ms.size() / 2];
 }
 
 void Watcher::finish() {

@@ -14,9 +14,11 @@
 
 namespace heed {
 
-// Snapshots every 10 steps: about 2 % of the training time at the default sizes (measured by
-// heed bench --watch-every), and a film of a 2000-step run of 201 frames.
-inline constexpr int64_t kDefaultWatchEvery = 10;
+// A snapshot every 20 steps: about 2 % of the training time at the default sizes (heed bench
+// --watch measures it), and a film of a 2000-step run of 101 frames.
+inline constexpr int64_t kDefaultWatchEvery = 20;
+// The held-out sample of each snapshot's exact accuracy: small, as it is decoded every time.
+inline constexpr int64_t kWatchHeldOut = 32;
 
 struct WatchPlan {
   bool watch = false;  // --watch
@@ -34,7 +36,12 @@ inline const char* const kWatchHelp =
     "                            digits of pi, or the seed sentence for translate) as it learns\n"
     "  --film FILE               write snapshots of that attention, the loss and the held-out\n"
     "                            exact accuracy as one HTML page with a slider and a play button\n"
-    "  --watch-every N           steps between snapshots of --watch and --film (10)\n";
+    "  --watch-every N           steps between snapshots of --watch and --film (20)\n";
+
+// heed bench --watch: the median milliseconds of one snapshot of `model` on `task` (the fixed
+// example and the held-out sample), over `repeats` snapshots: wall time, and in `cpu_ms` the
+// thread's CPU time (what counts on a shared machine).
+real median_snapshot_ms(const Task& task, const Seq2Seq& model, int64_t repeats, real* cpu_ms);
 
 // What a training run does for --watch and --film. REQUIRES: plan.any().
 class Watcher {
