@@ -240,8 +240,8 @@ const char* const kScript = R"js(
       }
     }
     var loss = f.loss[k] === null ? "\u2013" : f.loss[k].toFixed(4);
-    now.textContent = "step " + f.steps[k] + " of " + f.steps[N - 1] + "   loss " + loss +
-        "   held-out exact " + f.exact[k].toFixed(2);
+    now.textContent = "step " + f.steps[k] + " of " + f.steps[N - 1] + "  \u00b7  loss " + loss +
+        "  \u00b7  held-out exact " + f.exact[k].toFixed(2);
     var ys = [f.loss_y[k], f.exact_y[k]];
     lines.forEach(function (l) { l.setAttribute("x1", f.x[k]); l.setAttribute("x2", f.x[k]); });
     dots.forEach(function (d, i) {
