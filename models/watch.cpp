@@ -1,6 +1,7 @@
 #include "models/watch.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/train.h"
 #include "models/translate.h"
@@ -54,6 +55,27 @@ FilmFrame AttentionWatch::take(const Seq2Seq& model, int64_t step, real loss) co
   score_batch(model, held_out_, acc);
   f.exact = acc.exact();
   return f;
+}
+
+FilmMaker::FilmMaker(const Task& task, const std::string& model, int64_t every) : watch_(task, model), every_(every) {
+  if (every < 1) throw Error("watch: snapshots every " + std::to_string(every) + " steps; must be at least 1");
+  film_.source = watch_.source();
+  film_.reference = watch_.reference();
+}
+
+const FilmFrame* FilmMaker::start(const Seq2Seq& model) {
+  film_.frames.push_back(watch_.take(model, 0, NAN));
+  return &film_.frames.back();
+}
+
+const FilmFrame* FilmMaker::on_step(const Seq2Seq& model, const Progress& p) {
+  loss_sum_ += p.loss;
+  ++losses_;
+  if (p.step % every_ != 0 && p.step != p.steps) return nullptr;
+  film_.frames.push_back(watch_.take(model, p.step, loss_sum_ / static_cast<real>(losses_)));
+  loss_sum_ = 0;
+  losses_ = 0;
+  return &film_.frames.back();
 }
 
 }  // namespace heed

@@ -31,7 +31,7 @@ WatchPlan parse_watch_flags(const Args& a, const std::string& model) {
 
 Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& config, const TrainOptions& opt,
                  int64_t seed)
-    : plan_(plan), watch_(task, config.model, kWatchHeldOut) {
+    : plan_(plan), maker_(task, config.model, plan.every) {
   if (!plan.film.empty()) {
     try {
       check_writable(plan.film);
@@ -40,32 +40,26 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
     }
   }
   terminal_ = plan.watch && isatty(1) != 0;
-  film_.title = config.model + " attention learning " + task.name();
-  film_.caption = "heed train --task " + task.name() + " --model " + config.model + " --cell " + config.cell +
+  Film& film = maker_.film();
+  film.title = config.model + " attention learning " + task.name();
+  film.caption = "heed train --task " + task.name() + " --model " + config.model + " --cell " + config.cell +
                   (config.bidirectional ? " --bidirectional" : "") + " --embed " + std::to_string(config.embed) +
                   " --hidden " + std::to_string(config.hidden) + " --batch " + std::to_string(opt.batch) +
                   " --steps " + std::to_string(opt.steps) + " --seed " + std::to_string(seed) + "; a snapshot every " +
                   std::to_string(plan.every) + " steps; exact accuracy on " + std::to_string(kWatchHeldOut) +
                   " held-out sources";
-  film_.source = watch_.source();
-  film_.reference = watch_.reference();
 }
 
 void Watcher::start(const Seq2Seq& model) {
-  FilmFrame f = watch_.take(model, 0, NAN);
-  if (terminal_) draw(f);
-  if (!plan_.film.empty()) film_.frames.push_back(std::move(f));
+  const FilmFrame* f = maker_.start(model);
+  if (terminal_) draw(*f);
+  if (plan_.film.empty()) maker_.film().frames.clear();  // --watch alone keeps nothing
 }
 
 void Watcher::on_step(const Seq2Seq& model, const Progress& p) {
-  loss_sum_ += p.loss;
-  ++losses_;
-  if (p.step % plan_.every != 0 && p.step != p.steps) return;
-  FilmFrame f = watch_.take(model, p.step, loss_sum_ / static_cast<real>(losses_));
-  loss_sum_ = 0;
-  losses_ = 0;
-  if (terminal_) draw(f);
-  if (!plan_.film.empty()) film_.frames.push_back(std::move(f));
+  const FilmFrame* f = maker_.on_step(model, p);
+  if (f && terminal_) draw(*f);
+  if (plan_.film.empty()) maker_.film().frames.clear();
 }
 
 namespace {
@@ -99,7 +93,7 @@ void Watcher::draw(const FilmFrame& f) {
   if (std::isfinite(f.loss)) std::snprintf(loss, sizeof loss, "%.4f", f.loss);
   std::snprintf(head, sizeof head, "step %lld  loss %s  held-out exact %.2f   attention of the fixed example:\n",
                 static_cast<long long>(f.step), loss, f.exact);
-  std::string text = head + terminal_heatmap(film_.source, f.output, f.weights, true);
+  std::string text = head + terminal_heatmap(maker_.film().source, f.output, f.weights, true);
   std::string out = "\r";
   if (drawn_lines_ > 0) out += "\x1b[" + std::to_string(drawn_lines_) + "A";
   for (std::size_t i = 0, nl; i < text.size(); i = nl + 1) {
@@ -114,7 +108,7 @@ void Watcher::draw(const FilmFrame& f) {
 }
 
 real median_snapshot_ms(const Task& task, const Seq2Seq& model, int64_t repeats, real* cpu_ms) {
-  AttentionWatch watch(task, model.config().model, kWatchHeldOut);
+  AttentionWatch watch(task, model.config().model);
   auto cpu_now = [] {
     timespec ts{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -136,8 +130,9 @@ real median_snapshot_ms(const Task& task, const Seq2Seq& model, int64_t repeats,
 
 void Watcher::finish() {
   if (plan_.film.empty()) return;
-  write_text_file(plan_.film, html_film(film_));
-  std::printf("wrote the film (%zu snapshots) to %s\n", film_.frames.size(), plan_.film.c_str());
+  const Film& film = maker_.film();
+  write_text_file(plan_.film, html_film(film));
+  std::printf("wrote the film (%zu snapshots) to %s\n", film.frames.size(), plan_.film.c_str());
 }
 
 }  // namespace heed

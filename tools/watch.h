@@ -14,12 +14,6 @@
 
 namespace heed {
 
-// A snapshot every 20 steps: about 2 % of the training time at the default sizes (heed bench
-// --watch measures it), and a film of a 2000-step run of 101 frames.
-inline constexpr int64_t kDefaultWatchEvery = 20;
-// The held-out sample of each snapshot's exact accuracy: small, as it is decoded every time.
-inline constexpr int64_t kWatchHeldOut = 32;
-
 struct WatchPlan {
   bool watch = false;  // --watch
   std::string film;    // --film FILE; empty: none
@@ -57,12 +51,9 @@ class Watcher {
   void draw(const FilmFrame& frame);
 
   WatchPlan plan_;
-  AttentionWatch watch_;
-  Film film_;
+  FilmMaker maker_;
   bool terminal_ = false;
   int drawn_lines_ = 0;  // terminal lines of the last drawing
-  real loss_sum_ = 0;
-  int64_t losses_ = 0;
 };
 
 }  // namespace heed
