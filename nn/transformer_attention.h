@@ -1,0 +1,53 @@
+// TransformerAttention: multi-head attention whose queries may come from another sequence than
+// its keys and values, stored as torch.nn.MultiheadAttention stores it inside nn.Transformer:
+//   in_proj_weight (3D, D) = [W_q; W_k; W_v], in_proj_bias (3D), out_proj (Linear D -> D)
+//   Q = query W_q^T + b_q (B, T, D), K = kv W_k^T + b_k, V = kv W_v^T + b_v (B, S, D)
+//   head_i = softmax(Q_i K_i^T / sqrt(d_k)) V_i, d_k = D / h; out = concat(heads) W_o^T + b_o
+// Self-attention passes the same sequence twice; cross-attention (the decoder reading the
+// encoder, Bahdanau's attention without the RNN) passes the decoder's states as query and the
+// encoder's as kv. Masks use heed's convention, 1 = may attend. Only keys are masked (as
+// PyTorch's key_padding_mask): a padded query attends like any other, and since no real query
+// ever attends to it, its value never reaches a real position.
+#pragma once
+
+#include <cstdint>
+
+#include "nn/dropout.h"
+#include "nn/linear.h"
+#include "nn/module.h"
+
+namespace heed {
+
+// Which key each query may attend to: (B, T, S), 1 where key j is real (key_padding (B, S),
+// non-zero = real) and, when causal, j <= i (a decoder cannot look ahead). Every query row has
+// at least key 0 when the sequence is non-empty, so no softmax row is empty.
+Tensor key_mask(const Tensor& key_padding, int64_t T, bool causal);
+
+struct AttentionResult {
+  Var output;   // (B, T, D)
+  Var weights;  // (B, h, T, S), after the softmax (before any dropout)
+};
+
+class TransformerAttention : public Module {
+ public:
+  // Initialisation as nn.Transformer leaves it: in_proj_weight xavier_uniform over (3D, D),
+  // out_proj.weight xavier_uniform over (D, D), both biases 0.
+  // REQUIRES: embed >= 1, heads >= 1, heads divides embed (else heed::Error).
+  TransformerAttention(int64_t embed, int64_t heads, Generator& gen);
+
+  // query (B, T, D), kv (B, S, D), mask (B, T, S) -> output (B, T, D), weights (B, h, T, S).
+  // `drop` applies to the attention weights (PyTorch's dropout inside the attention).
+  AttentionResult forward(const Var& query, const Var& kv, const Tensor& mask, const Dropout& drop = {}) const;
+
+  int64_t embed() const { return out_proj.in_features(); }
+  int64_t heads() const { return heads_; }
+
+  Var in_proj_weight;  // (3D, D)
+  Var in_proj_bias;    // (3D)
+  Linear out_proj;     // (D, D)
+
+ private:
+  int64_t heads_;
+};
+
+}  // namespace heed

@@ -1,0 +1,167 @@
+#include "nn/transformer_layers.h"
+
+#include "autograd/functions.h"
+#include "nn/init.h"
+
+namespace heed {
+
+namespace {
+
+const LayerSizes& checked(const LayerSizes& s) {
+  if (s.d_model < 1 || s.heads < 1 || s.d_model % s.heads != 0 || s.ff < 1)
+    throw Error("Transformer layer: d_model " + std::to_string(s.d_model) + ", heads " + std::to_string(s.heads) +
+                " and ff " + std::to_string(s.ff) + " must be positive, with heads dividing d_model");
+  return s;
+}
+
+// nn.Transformer's _reset_parameters: xavier_uniform for every weight matrix (the biases keep
+// nn.Linear's U(+-1/sqrt(in))).
+void xavier(Linear& lin, Generator& gen) { lin.weight.value() = xavier_uniform(lin.weight.shape(), gen); }
+
+Var feed_forward(const Linear& linear1, const Linear& linear2, const Var& x, const Dropout& drop) {
+  return linear2.forward(drop.apply(relu(linear1.forward(x))));  // (..., D) -> (..., F) -> (..., D)
+}
+
+}  // namespace
+
+TransformerEncoderLayer::TransformerEncoderLayer(const LayerSizes& s, Generator& gen)
+    : self_attn(checked(s).d_model, s.heads, gen),
+      linear1(s.d_model, s.ff, true, gen),
+      linear2(s.ff, s.d_model, true, gen),
+      norm1(s.d_model),
+      norm2(s.d_model),
+      norm_first(s.norm_first) {
+  register_module("self_attn", self_attn);
+  register_module("linear1", linear1);
+  register_module("linear2", linear2);
+  register_module("norm1", norm1);
+  register_module("norm2", norm2);
+  xavier(linear1, gen);
+  xavier(linear2, gen);
+}
+
+Var TransformerEncoderLayer::feed_forward(const Var& x, const Dropout& drop) const {
+  return heed::feed_forward(linear1, linear2, x, drop);
+}
+
+Var TransformerEncoderLayer::forward(const Var& x, const Tensor& mask, const Dropout& drop, Var* weights) const {
+  auto sa = [&](const Var& in) {
+    AttentionResult a = self_attn.forward(in, in, mask, drop);
+    if (weights) *weights = a.weights;
+    return drop.apply(a.output);
+  };
+  if (norm_first) {
+    Var h = x + sa(norm1.forward(x));
+    return h + drop.apply(feed_forward(norm2.forward(h), drop));
+  }
+  Var h = norm1.forward(x + sa(x));
+  return norm2.forward(h + drop.apply(feed_forward(h, drop)));
+}
+
+TransformerDecoderLayer::TransformerDecoderLayer(const LayerSizes& s, Generator& gen)
+    : self_attn(checked(s).d_model, s.heads, gen),
+      multihead_attn(s.d_model, s.heads, gen),
+      linear1(s.d_model, s.ff, true, gen),
+      linear2(s.ff, s.d_model, true, gen),
+      norm1(s.d_model),
+      norm2(s.d_model),
+      norm3(s.d_model),
+      norm_first(s.norm_first) {
+  register_module("self_attn", self_attn);
+  register_module("multihead_attn", multihead_attn);
+  register_module("linear1", linear1);
+  register_module("linear2", linear2);
+  register_module("norm1", norm1);
+  register_module("norm2", norm2);
+  register_module("norm3", norm3);
+  xavier(linear1, gen);
+  xavier(linear2, gen);
+}
+
+Var TransformerDecoderLayer::feed_forward(const Var& x, const Dropout& drop) const {
+  return heed::feed_forward(linear1, linear2, x, drop);
+}
+
+Var TransformerDecoderLayer::forward(const Var& x, const Var& past, const Tensor& self_mask, const Var& memory,
+                                     const Tensor& cross_mask, const Dropout& drop, Var* self_w,
+                                     Var* cross_w) const {
+  auto sa = [&](const Var& q, const Var& kv) {
+    AttentionResult a = self_attn.forward(q, kv, self_mask, drop);
+    if (self_w) *self_w = a.weights;
+    return drop.apply(a.output);
+  };
+  auto ca = [&](const Var& q) {
+    AttentionResult a = multihead_attn.forward(q, memory, cross_mask, drop);
+    if (cross_w) *cross_w = a.weights;
+    return drop.apply(a.output);
+  };
+  if (norm_first) {
+    Var q = norm1.forward(x);
+    Var h = x + sa(q, past.defined() ? norm1.forward(past) : q);
+    h = h + ca(norm2.forward(h));
+    return h + drop.apply(feed_forward(norm3.forward(h), drop));
+  }
+  Var h = norm1.forward(x + sa(x, past.defined() ? past : x));
+  h = norm2.forward(h + ca(h));
+  return norm3.forward(h + drop.apply(feed_forward(h, drop)));
+}
+
+TransformerEncoder::TransformerEncoder(int64_t num_layers, const LayerSizes& sizes, Generator& gen)
+    : norm(checked(sizes).d_model) {
+  if (num_layers < 1) throw Error("TransformerEncoder: num_layers " + std::to_string(num_layers) + " must be >= 1");
+  for (int64_t i = 0; i < num_layers; ++i) layers.add(sizes, gen);
+  register_module("layers", layers);
+  register_module("norm", norm);
+}
+
+Var TransformerEncoder::forward(const Var& x, const Tensor& mask, const Dropout& drop,
+                                std::vector<Var>* weights) const {
+  Var h = x;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    Var w;
+    h = layers[i].forward(h, mask, drop, weights ? &w : nullptr);
+    if (weights) weights->push_back(w);
+  }
+  return norm.forward(h);
+}
+
+TransformerDecoder::TransformerDecoder(int64_t num_layers, const LayerSizes& sizes, Generator& gen)
+    : norm(checked(sizes).d_model) {
+  if (num_layers < 1) throw Error("TransformerDecoder: num_layers " + std::to_string(num_layers) + " must be >= 1");
+  for (int64_t i = 0; i < num_layers; ++i) layers.add(sizes, gen);
+  register_module("layers", layers);
+  register_module("norm", norm);
+}
+
+Var TransformerDecoder::forward(const Var& x, const Tensor& self_mask, const Var& memory, const Tensor& cross_mask,
+                                const Dropout& drop, std::vector<Var>* self_w, std::vector<Var>* cross_w) const {
+  Var h = x;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    Var sw, cw;
+    h = layers[i].forward(h, Var(), self_mask, memory, cross_mask, drop, self_w ? &sw : nullptr,
+                          cross_w ? &cw : nullptr);
+    if (self_w) self_w->push_back(sw);
+    if (cross_w) cross_w->push_back(cw);
+  }
+  return norm.forward(h);
+}
+
+Var TransformerDecoder::step(const Var& x, std::vector<Var>& cache, const Var& memory, const Tensor& cross_mask,
+                             std::vector<Var>* cross_w) const {
+  if (x.shape().size() != 3 || x.shape()[1] != 1)
+    throw Error("TransformerDecoder::step: input " + shape_str(x.shape()) + " must be one position (B, 1, D)");
+  cache.resize(layers.size());
+  Var h = x;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    cache[i] = cache[i].defined() ? concat({cache[i], h}, 1) : h;  // (B, t, D): this layer's inputs so far
+    const int64_t B = h.shape()[0], t = cache[i].shape()[1];
+    Var cw;
+    // The new position may look at every position so far, itself included.
+    h = layers[i].forward(h, cache[i], Tensor::ones({B, 1, t}), memory, cross_mask, {}, nullptr,
+                          cross_w ? &cw : nullptr);
+    if (cross_w) cross_w->push_back(cw);
+  }
+  return norm.forward(h);
+}
+
+}  // namespace heed

@@ -1,0 +1,119 @@
+// The layers of Vaswani et al. 2017 with the parameters, names and math of torch.nn.Transformer
+// (batch_first, relu, post-norm or pre-norm, final norms), so a state_dict carries over:
+//
+//   encoder layer, post-norm (the paper)      encoder layer, pre-norm (norm_first)
+//     x = norm1(x + SA(x))                      x = x + SA(norm1(x))
+//     x = norm2(x + FF(x))                      x = x + FF(norm2(x))
+//   decoder layer, post-norm                  decoder layer, pre-norm
+//     x = norm1(x + SA_causal(x))               x = x + SA_causal(norm1(x))
+//     x = norm2(x + CA(x, memory))              x = x + CA(norm2(x), memory)
+//     x = norm3(x + FF(x))                      x = x + FF(norm3(x))
+//   FF(x) = linear2(relu(linear1(x)))  position-wise: the same two layers at every position
+//
+// SA is self-attention, CA cross-attention (queries from the decoder, keys and values from the
+// encoder's output, "memory"). Dropout (p = 0 by default) is applied where PyTorch applies it:
+// to each sublayer's output before the residual sum, inside FF after the relu, and to the
+// attention weights. A stack is N layers and a final LayerNorm ("norm"), which nn.Transformer
+// always has. Masks are (B, T, S) with 1 = may attend (see key_mask).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nn/layer_norm.h"
+#include "nn/linear.h"
+#include "nn/transformer_attention.h"
+
+namespace heed {
+
+// Submodules named "0", "1", ... as torch.nn.ModuleList.
+template <class Layer>
+class LayerList : public Module {
+ public:
+  template <class... Args>
+  void add(Args&&... args) {
+    items_.push_back(std::make_unique<Layer>(std::forward<Args>(args)...));
+    register_module(std::to_string(items_.size() - 1), *items_.back());
+  }
+  const Layer& operator[](size_t i) const { return *items_[i]; }
+  Layer& operator[](size_t i) { return *items_[i]; }
+  size_t size() const { return items_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<Layer>> items_;
+};
+
+// Sizes shared by every layer of a Transformer.
+struct LayerSizes {
+  int64_t d_model = 32, heads = 4, ff = 64;
+  bool norm_first = false;
+};
+
+class TransformerEncoderLayer : public Module {
+ public:
+  // linear1 and linear2 (and the attention's weights) xavier_uniform as nn.Transformer leaves
+  // them; linear biases as nn.Linear; norms 1 and 0. REQUIRES as TransformerAttention, ff >= 1.
+  TransformerEncoderLayer(const LayerSizes& sizes, Generator& gen);
+
+  // x (B, S, D), mask (B, S, S) -> (B, S, D); the attention weights (B, h, S, S) into *weights.
+  Var forward(const Var& x, const Tensor& mask, const Dropout& drop = {}, Var* weights = nullptr) const;
+  Var feed_forward(const Var& x, const Dropout& drop = {}) const;  // (..., D) -> (..., D)
+
+  TransformerAttention self_attn;
+  Linear linear1, linear2;  // (F, D), (D, F)
+  LayerNorm norm1, norm2;
+  bool norm_first;
+};
+
+class TransformerDecoderLayer : public Module {
+ public:
+  TransformerDecoderLayer(const LayerSizes& sizes, Generator& gen);
+
+  // x (B, T, D) the queries; past (B, T', D) what self-attention reads as keys and values: x
+  // itself in training (pass an empty Var), every position so far when decoding step by step.
+  // self_mask (B, T, T'), memory (B, S, D), cross_mask (B, T, S) -> (B, T, D). The weights of
+  // self- and cross-attention, (B, h, T, T') and (B, h, T, S), into *self_w and *cross_w.
+  Var forward(const Var& x, const Var& past, const Tensor& self_mask, const Var& memory, const Tensor& cross_mask,
+              const Dropout& drop = {}, Var* self_w = nullptr, Var* cross_w = nullptr) const;
+  Var feed_forward(const Var& x, const Dropout& drop = {}) const;
+
+  TransformerAttention self_attn, multihead_attn;  // multihead_attn: the cross-attention
+  Linear linear1, linear2;
+  LayerNorm norm1, norm2, norm3;
+  bool norm_first;
+};
+
+class TransformerEncoder : public Module {
+ public:
+  // REQUIRES: num_layers >= 1.
+  TransformerEncoder(int64_t num_layers, const LayerSizes& sizes, Generator& gen);
+
+  // x (B, S, D), mask (B, S, S) -> norm(layers(x)) (B, S, D); each layer's weights into *weights.
+  Var forward(const Var& x, const Tensor& mask, const Dropout& drop = {}, std::vector<Var>* weights = nullptr) const;
+
+  LayerList<TransformerEncoderLayer> layers;
+  LayerNorm norm;
+};
+
+class TransformerDecoder : public Module {
+ public:
+  TransformerDecoder(int64_t num_layers, const LayerSizes& sizes, Generator& gen);
+
+  // Teacher forced: x (B, T, D), self_mask (B, T, T) (causal), memory (B, S, D), cross_mask
+  // (B, T, S) -> (B, T, D). Each layer's weights into *self_w and *cross_w when given.
+  Var forward(const Var& x, const Tensor& self_mask, const Var& memory, const Tensor& cross_mask,
+              const Dropout& drop = {}, std::vector<Var>* self_w = nullptr, std::vector<Var>* cross_w = nullptr) const;
+
+  // One new position x (B, 1, D) after those whose layer inputs `cache` holds (one Var per
+  // layer, (B, t, D), empty at the start; each gets x's row appended). A causal decoder's
+  // earlier positions do not depend on later ones, so this gives the last row of forward() over
+  // the whole prefix, at the cost of one position. cross_mask (B, 1, S) -> (B, 1, D).
+  Var step(const Var& x, std::vector<Var>& cache, const Var& memory, const Tensor& cross_mask,
+           std::vector<Var>* cross_w = nullptr) const;
+
+  LayerList<TransformerDecoderLayer> layers;
+  LayerNorm norm;
+};
+
+}  // namespace heed
