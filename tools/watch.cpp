@@ -64,9 +64,13 @@ void Watcher::on_step(const Seq2Seq& model, const Progress& p) {
 
 namespace {
 
-int terminal_columns() {
+// The terminal's size; 80 x 24 where it does not say.
+winsize terminal_size() {
   winsize ws{};
-  return ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+  if (ioctl(1, TIOCGWINSZ, &ws) != 0) ws = {};
+  if (ws.ws_col == 0) ws.ws_col = 80;
+  if (ws.ws_row == 0) ws.ws_row = 24;
+  return ws;
 }
 
 // The terminal lines `text` takes, wrapping at `columns` (every code point one column wide,
@@ -94,6 +98,11 @@ void Watcher::draw(const FilmFrame& f) {
   std::snprintf(head, sizeof head, "step %lld  loss %s  held-out exact %.2f   attention of the fixed example:\n",
                 static_cast<long long>(f.step), loss, f.exact);
   std::string text = head + terminal_heatmap(maker_.film().source, f.output, f.weights, true);
+  const winsize size = terminal_size();
+  const int lines = screen_lines(text, size.ws_col);
+  if (lines + 1 > size.ws_row)  // with the progress bar below: taller than the screen, no redraw in place
+    text = std::string(head) + "(the matrix needs " + std::to_string(lines) + " lines; the terminal has " +
+           std::to_string(size.ws_row) + ")\n";
   std::string out = "\r";
   if (drawn_lines_ > 0) out += "\x1b[" + std::to_string(drawn_lines_) + "A";
   for (std::size_t i = 0, nl; i < text.size(); i = nl + 1) {
@@ -104,7 +113,7 @@ void Watcher::draw(const FilmFrame& f) {
   std::fflush(stderr);
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
-  drawn_lines_ = screen_lines(text, terminal_columns());
+  drawn_lines_ = screen_lines(text, size.ws_col);
 }
 
 real median_snapshot_ms(const Task& task, const Seq2Seq& model, int64_t repeats, real* cpu_ms) {

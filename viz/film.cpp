@@ -80,6 +80,11 @@ std::string curves(const Film& film, std::vector<real>& xs, std::vector<real>& l
     exact_y.push_back(exact_to_y(f.exact));
     exact_path += (exact_path.empty() ? "M" : " L") + px(x) + " " + px(exact_y.back());
   }
+  // Steps across: 1, 2 or 5 times a power of ten apart, about four intervals.
+  const real raw = std::max<real>(1, (last - first) / 4), mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const real tick = std::max<real>(1, mag * (raw / mag < 1.5 ? 1 : raw / mag < 3.5 ? 2 : raw / mag < 7.5 ? 5 : 10));
+  std::vector<real> step_ticks;
+  for (real s = std::ceil(first / tick) * tick; s <= last; s += tick) step_ticks.push_back(s);
   auto panel = [&](const Panel& p, const std::string& title, const std::string& path, const std::string& colour,
                    const std::vector<std::pair<real, std::string>>& ticks) {
     o += "<text x=\"" + px(kLeft) + "\" y=\"" + px(p.top - 10) + "\" font-weight=\"bold\" fill=\"#222\">" +
@@ -90,7 +95,7 @@ std::string curves(const Film& film, std::vector<real>& xs, std::vector<real>& l
       o += "<line x1=\"" + px(kLeft - 4) + "\" y1=\"" + px(y) + "\" x2=\"" + px(kLeft + plot_w) + "\" y2=\"" + px(y) +
            "\" stroke=\"#eee\"/><text x=\"" + px(kLeft - 7) + "\" y=\"" + px(y) +
            "\" dy=\"0.35em\" text-anchor=\"end\" fill=\"#444\">" + text + "</text>\n";
-    for (real s : {first, last})
+    for (real s : step_ticks)
       o += "<text x=\"" + px(x_of(s)) + "\" y=\"" + px(p.top + p.height + 15) +
            "\" text-anchor=\"middle\" fill=\"#444\">" + fmt("%.0f", s) + "</text>\n";
     if (!path.empty())
