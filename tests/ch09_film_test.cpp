@@ -233,6 +233,18 @@ TEST_SUITE("ch09_attention_matrices") {
     CHECK(slurp(s.path("t.html")).find("\"weil\",\"ich\",\"ein\",\"brot\"") != std::string::npos);
   }
 
+  TEST_CASE("heed train --film: a run stopped by an error leaves its film so far") {
+    Scratch s("film-nan");
+    CliRun r = s.heed("train --min-len 3 --max-len 5 --embed 8 --hidden 8 --batch 8 --steps 40 --watch-every 5 --film " +
+                          s.path("f.html"),
+                      "HEED_TEST_NAN_AFTER_STEP=15");
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("heed train: step 16: the loss is nan") != std::string::npos);  // after the progress lines
+    CHECK(r.out.find("wrote the film so far (4 snapshots, to step 15)") != std::string::npos);
+    CHECK(slurp(s.path("f.html")).find("\"steps\":[0,5,10,15]") != std::string::npos);
+  }
+
   TEST_CASE("heed train --watch on a terminal redraws the matrix in place") {
     if (!have("script")) {
       MESSAGE("skipped: the program script (util-linux) is missing, so no terminal can be faked");

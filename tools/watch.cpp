@@ -137,7 +137,21 @@ real median_snapshot_ms(const Task& task, const Seq2Seq& model, int64_t repeats,
   return ms[ms.size() / 2];
 }
 
+Watcher::~Watcher() {
+  if (finished_ || plan_.film.empty() || maker_.film().frames.size() < 2) return;
+  try {
+    const Film& film = maker_.film();
+    write_text_file(plan_.film, html_film(film));
+    std::printf("wrote the film so far (%zu snapshots, to step %lld) to %s\n", film.frames.size(),
+                static_cast<long long>(film.frames.back().step), plan_.film.c_str());
+    std::fflush(stdout);
+  } catch (const Error&) {
+    // The error that stopped the run is the one to report.
+  }
+}
+
 void Watcher::finish() {
+  finished_ = true;
   if (plan_.film.empty()) return;
   const Film& film = maker_.film();
   write_text_file(plan_.film, html_film(film));

@@ -46,6 +46,10 @@ class Watcher {
   void start(const Seq2Seq& model);                       // the snapshot of step 0
   void on_step(const Seq2Seq& model, const Progress& p);  // a snapshot every N steps and at the last
   void finish();  // writes the film (and says so on stdout)
+  // A run stopped by an error still leaves its film so far (when it has a snapshot of training).
+  ~Watcher();
+  Watcher(const Watcher&) = delete;
+  Watcher& operator=(const Watcher&) = delete;
 
  private:
   void draw(const FilmFrame& frame);
@@ -54,6 +58,7 @@ class Watcher {
   FilmMaker maker_;
   bool terminal_ = false;
   int drawn_lines_ = 0;  // terminal lines of the last drawing
+  bool finished_ = false;
 };
 
 }  // namespace heed
