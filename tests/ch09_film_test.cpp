@@ -3,6 +3,8 @@
 // heed train --watch / --film from the command line.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -60,6 +62,59 @@ std::string console_lines(const std::string& log) {
     if (line.find("CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos) out += line + "\n";
   }
   return out;
+}
+
+// What a terminal of `cols` x `rows` shows after `bytes` (UTF-8): enough of one to check a
+// redraw in place -- characters, wrapping, scrolling, \r, \n (as CR LF, as a pty's onlcr makes
+// it), and the escapes heed uses: ESC[nA (up), ESC[K (clear to end of line), ESC[J (to end of screen).
+std::vector<std::string> terminal_screen(const std::string& bytes, int cols, int rows) {
+  std::vector<std::vector<std::string>> screen(rows, std::vector<std::string>(cols, " "));
+  int r = 0, c = 0;
+  auto down = [&] {
+    if (++r == rows) {
+      screen.erase(screen.begin());
+      screen.emplace_back(cols, " ");
+      r = rows - 1;
+    }
+  };
+  for (std::size_t i = 0; i < bytes.size();) {
+    const char ch = bytes[i];
+    if (ch == '\x1b' && i + 1 < bytes.size() && bytes[i + 1] == '[') {
+      std::size_t j = i + 2;
+      int n = 0;
+      while (j < bytes.size() && std::isdigit(static_cast<unsigned char>(bytes[j]))) n = 10 * n + (bytes[j++] - '0');
+      if (j == bytes.size()) break;
+      if (bytes[j] == 'A') r = std::max(0, r - std::max(1, n));
+      if (bytes[j] == 'K' || bytes[j] == 'J')
+        for (int k = c; k < cols; ++k) screen[r][k] = " ";
+      if (bytes[j] == 'J')
+        for (int k = r + 1; k < rows; ++k) screen[k].assign(cols, " ");
+      i = j + 1;
+      continue;
+    }
+    std::size_t len = 1;
+    while (i + len < bytes.size() && (static_cast<unsigned char>(bytes[i + len]) & 0xC0) == 0x80) ++len;
+    if (ch == '\r') {
+      c = 0;
+    } else if (ch == '\n') {
+      c = 0;
+      down();
+    } else {
+      if (c == cols) {
+        c = 0;
+        down();
+      }
+      screen[r][c++] = bytes.substr(i, len);
+    }
+    i += len;
+  }
+  std::vector<std::string> lines;
+  for (const auto& row : screen) {
+    std::string line;
+    for (const auto& cell : row) line += cell;
+    lines.push_back(line.substr(0, line.find_last_not_of(' ') + 1));
+  }
+  return lines;
 }
 
 }  // namespace
@@ -246,20 +301,34 @@ TEST_SUITE("ch09_attention_matrices") {
   }
 
   TEST_CASE("heed train --watch on a terminal redraws the matrix in place") {
-    if (!have("script")) {
-      MESSAGE("skipped: the program script (util-linux) is missing, so no terminal can be faked");
+    if (!have("script") || !have("stty")) {
+      MESSAGE("skipped: script (util-linux) or stty is missing, so no terminal can be faked");
       return;
     }
     Scratch s("watch-tty");
-    std::string cmd = "script -qec '" + build_dir() + "/heed train --min-len 3 --max-len 5 --embed 8 --hidden 8 "
-                      "--batch 8 --steps 20 --eval-samples 10 --watch' /dev/null >" + s.path("tty.txt") + " 2>&1";
+    // A 60-column terminal: the legend line wraps, and the redraw must count it twice.
+    std::string cmd = "script -qec 'stty rows 30 cols 60; " + build_dir() +
+                      "/heed train --min-len 3 --max-len 5 --embed 8 --hidden 8 --batch 8 --steps 25 --eval-samples 10 "
+                      "--watch --watch-every 10' /dev/null >" + s.path("tty.txt") + " 2>&1";
     REQUIRE(std::system(cmd.c_str()) == 0);
-    std::string tty = slurp(s.path("tty.txt"));
-    INFO(tty);
-    CHECK(tty.find("step 0  loss -  held-out exact") != std::string::npos);
-    CHECK(tty.find("step 20  loss ") != std::string::npos);
-    CHECK(tty.find("\x1b[") != std::string::npos);  // moved up over the last drawing
-    CHECK(tty.find("scale:") != std::string::npos);
+    const std::string tty = slurp(s.path("tty.txt"));
+    CHECK(tty.find("step 0  loss -  held-out exact") != std::string::npos);  // the first drawing
+    std::vector<std::string> screen = terminal_screen(tty, 60, 30);
+    std::string shown;
+    for (const auto& line : screen) shown += line + "\n";
+    INFO("the screen at the end:\n" << shown);
+    // One drawing is left: the last snapshot's, with the progress line under it and no other.
+    int drawings = 0, bars = 0;
+    for (const auto& line : screen) {
+      drawings += line.find("attention of the") != std::string::npos;
+      bars += line.rfind("step 25/25", 0) == 0;
+    }
+    CHECK(drawings == 1);
+    CHECK(bars == 1);
+    CHECK(shown.find("sequences\nstep 25  loss ") != std::string::npos);  // right under the "training ..." line
+    CHECK(shown.find("row maximum, named on the right\nstep 25/25  loss") != std::string::npos);
+    for (const auto& line : screen)  // the progress line is cut to the width: it never wraps
+      if (line.find("steps/s") != std::string::npos) CHECK(line.size() < 60);
   }
 
   TEST_CASE("heed bench --watch: the cost of a snapshot as a share of training") {

@@ -159,8 +159,8 @@ int cmd_train(const std::vector<std::string>& argv) {
   if (const char* env = std::getenv("HEED_TEST_NAN_AFTER_STEP")) poison = std::atoll(env);
   if (watcher) watcher->start(model);
   auto report = [&](const Progress& p) {
-    if (watcher) watcher->on_step(model, p);  // first: it redraws above the progress bar
-    reporter(p);
+    if (watcher) watcher->on_step(model, p);
+    if (!watcher || !watcher->draws_progress()) reporter(p);
     if (p.step == poison) model.named_parameters().back().second.value()[0] = std::nan("");
   };
   TrainResult r = train(model, *task, opt, report);

@@ -10,10 +10,39 @@
 #include <cstdio>
 
 #include "nn/safetensors.h"  // check_writable
+#include "tools/common.h"       // format_duration
 #include "viz/heatmap.h"
 #include "viz/svg.h"
 
 namespace heed {
+
+namespace {
+
+// The terminal's size; 80 x 24 where it does not say.
+winsize terminal_size() {
+  winsize ws{};
+  if (ioctl(1, TIOCGWINSZ, &ws) != 0) ws = {};
+  if (ws.ws_col == 0) ws.ws_col = 80;
+  if (ws.ws_row == 0) ws.ws_row = 24;
+  return ws;
+}
+
+// The terminal lines `text` takes, wrapping at `columns` (every code point one column wide,
+// true of the heatmap's shades and of the tokens of heed's tasks).
+int screen_lines(const std::string& text, int columns) {
+  int lines = 0, width = 0;
+  for (char c : text) {
+    if (c == '\n') {
+      lines += width == 0 ? 1 : (width + columns - 1) / columns;
+      width = 0;
+    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      ++width;
+    }
+  }
+  return lines;
+}
+
+}  // namespace
 
 WatchPlan parse_watch_flags(const Args& a, const std::string& model) {
   WatchPlan plan;
@@ -60,35 +89,18 @@ void Watcher::on_step(const Seq2Seq& model, const Progress& p) {
   const FilmFrame* f = maker_.on_step(model, p);
   if (f && terminal_) draw(*f);
   if (plan_.film.empty()) maker_.film().frames.clear();
+  if (!terminal_) return;
+  const real rate = p.seconds > 0 ? p.step / p.seconds : 0;
+  char line[200];
+  std::snprintf(line, sizeof line, "step %lld/%lld  loss %.4f  acc %.3f  %.1f steps/s  %s left",
+                static_cast<long long>(p.step), static_cast<long long>(p.steps), p.loss, p.accuracy, rate,
+                format_duration(rate > 0 ? (p.steps - p.step) / rate : 0).c_str());
+  std::string text = line;
+  text.resize(std::min<std::size_t>(text.size(), terminal_size().ws_col - 1));  // ASCII: one column each
+  std::printf("\r%s\x1b[K%s", text.c_str(), p.step == p.steps ? "\n" : "");
+  std::fflush(stdout);
 }
 
-namespace {
-
-// The terminal's size; 80 x 24 where it does not say.
-winsize terminal_size() {
-  winsize ws{};
-  if (ioctl(1, TIOCGWINSZ, &ws) != 0) ws = {};
-  if (ws.ws_col == 0) ws.ws_col = 80;
-  if (ws.ws_row == 0) ws.ws_row = 24;
-  return ws;
-}
-
-// The terminal lines `text` takes, wrapping at `columns` (every code point one column wide,
-// true of the heatmap's shades and of the tokens of heed's tasks).
-int screen_lines(const std::string& text, int columns) {
-  int lines = 0, width = 0;
-  for (char c : text) {
-    if (c == '\n') {
-      lines += width == 0 ? 1 : (width + columns - 1) / columns;
-      width = 0;
-    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
-      ++width;
-    }
-  }
-  return lines;
-}
-
-}  // namespace
 
 // Redraws in place: up to the first line of the last drawing (the progress bar, on stderr, sits
 // on the line below it), then each line over the old one, clearing what is left.

@@ -1,7 +1,8 @@
 // heed train --watch and --film: attention while the model learns (models/watch.h takes the
 // snapshots). --watch redraws, on a terminal, the heatmap of one fixed example with the step,
 // loss and held-out exact accuracy beside it, every --watch-every steps; when stdout is not a
-// terminal it prints nothing. --film FILE writes the snapshots as one scrubbable HTML page at
+// terminal it prints nothing (and on a terminal it draws the progress line under the matrix
+// itself). --film FILE writes the snapshots as one scrubbable HTML page at
 // the end of the run (viz/film.h).
 #pragma once
 
@@ -44,7 +45,11 @@ class Watcher {
   Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& config, const TrainOptions& opt,
           int64_t seed);
   void start(const Seq2Seq& model);                       // the snapshot of step 0
-  void on_step(const Seq2Seq& model, const Progress& p);  // a snapshot every N steps and at the last
+  // A snapshot every N steps and at the last; while it draws on a terminal, also the progress
+  // line below the matrix (cut to the terminal's width, so that redrawing in place holds).
+  void on_step(const Seq2Seq& model, const Progress& p);
+  // True when on_step draws the progress line: the usual one (on stderr) must then stay silent.
+  bool draws_progress() const { return terminal_; }
   void finish();  // writes the film (and says so on stdout)
   // A run stopped by an error still leaves its film so far (when it has a snapshot of training).
   ~Watcher();
