@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "nn/safetensors.h"  // check_writable
-#include "tools/common.h"       // format_duration
+#include "tools/common.h"  // format_duration
 #include "viz/heatmap.h"
 #include "viz/svg.h"
 
@@ -69,6 +69,7 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
     }
   }
   terminal_ = plan.watch && isatty(1) != 0;
+  progress_ = terminal_ && isatty(2) != 0;  // else the progress lines go where stderr goes, as without --watch
   Film& film = maker_.film();
   film.title = config.model + " attention learning " + task.name();
   film.caption = "heed train --task " + task.name() + " --model " + config.model + " --cell " + config.cell +
@@ -89,7 +90,7 @@ void Watcher::on_step(const Seq2Seq& model, const Progress& p) {
   const FilmFrame* f = maker_.on_step(model, p);
   if (f && terminal_) draw(*f);
   if (plan_.film.empty()) maker_.film().frames.clear();
-  if (!terminal_) return;
+  if (!progress_) return;
   const real rate = p.seconds > 0 ? p.step / p.seconds : 0;
   char line[200];
   std::snprintf(line, sizeof line, "step %lld/%lld  loss %.4f  acc %.3f  %.1f steps/s  %s left",

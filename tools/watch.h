@@ -49,7 +49,7 @@ class Watcher {
   // line below the matrix (cut to the terminal's width, so that redrawing in place holds).
   void on_step(const Seq2Seq& model, const Progress& p);
   // True when on_step draws the progress line: the usual one (on stderr) must then stay silent.
-  bool draws_progress() const { return terminal_; }
+  bool draws_progress() const { return progress_; }
   void finish();  // writes the film (and says so on stdout)
   // A run stopped by an error still leaves its film so far (when it has a snapshot of training).
   ~Watcher();
@@ -61,7 +61,8 @@ class Watcher {
 
   WatchPlan plan_;
   FilmMaker maker_;
-  bool terminal_ = false;
+  bool terminal_ = false;  // --watch, and stdout is a terminal
+  bool progress_ = false;  // ... and so is stderr: on_step draws the progress line
   int drawn_lines_ = 0;  // terminal lines of the last drawing
   bool finished_ = false;
 };
