@@ -15,6 +15,7 @@
 #include "nn/loss.h"
 #include "nn/optim.h"
 #include "tools/common.h"
+#include "tools/watch.h"
 
 namespace heed {
 
@@ -35,6 +36,9 @@ const char* kBenchHelp =
     "  --steps N         timed steps (20), after --warmup N untimed ones (3)\n"
     "  --json            end stdout with one JSON object: model, embed, hidden, batch, len,\n"
     "                    ms_per_step, tokens_per_second, peak_rss_mb, step_peak_mb (and more)\n"
+    "  --watch           also time the snapshots of heed train --watch/--film (as many as steps)\n"
+    "                    and report their cost as a share of training, one every --watch-every N\n"
+    "                    steps (20)\n"
     "\n"
     "Memory: peak_rss_mb is the process's peak resident set; step_peak_mb is how far the peak\n"
     "grew over the process after start-up and model construction (optimiser state, graph and\n"
@@ -83,8 +87,8 @@ real percentile(std::vector<real> xs, real q) {
 }  // namespace
 
 int cmd_bench(const std::vector<std::string>& argv) {
-  Args a("bench", argv, {"--config", "--model", "--cell", "--embed", "--hidden", "--batch", "--len", "--steps", "--warmup"},
-         {"--json", "--help"});
+  Args a("bench", argv, {"--config", "--model", "--cell", "--embed", "--hidden", "--batch", "--len", "--steps", "--warmup", "--watch-every"},
+         {"--json", "--help", "--watch"});
   if (a.has("--help")) {
     std::fputs(kBenchHelp, stdout);
     return 0;
@@ -99,6 +103,10 @@ int cmd_bench(const std::vector<std::string>& argv) {
   int64_t L = a.integer("--len", big ? 30 : 10, 1, SymbolTask::kMaxLength);
   int64_t steps = a.integer("--steps", 20, 1, 1000000);
   int64_t warmup = a.integer("--warmup", 3, 0, 1000000);
+  const bool watch = a.has("--watch");
+  const int64_t watch_every = a.integer("--watch-every", kDefaultWatchEvery, 1, 100000000);
+  if (a.has("--watch-every") && !watch) throw a.error("--watch-every needs --watch");
+  if (watch && c.model == "plain") throw a.error("--watch: the plain model has no attention matrix to show");
   const int64_t V = 10;
   ReverseTask task(V, L, L);
   c.src_vocab = c.tgt_vocab = task.src_vocab().size();
@@ -139,6 +147,9 @@ int cmd_bench(const std::vector<std::string>& argv) {
       cpu_ms.push_back(c1 - c0);
     }
   }
+  // --watch: a snapshot's cost, spread over the steps between two snapshots.
+  real watch_cpu_ms = 0;
+  const real watch_ms = watch ? median_snapshot_ms(task, model, steps, &watch_cpu_ms) : 0;
   real cpu_median = percentile(cpu_ms, 0.5);
   real median = percentile(ms, 0.5), p10 = percentile(ms, 0.1), p90 = percentile(ms, 0.9);
   real tokens = static_cast<real>(B * (L + 1));
@@ -158,23 +169,36 @@ int cmd_bench(const std::vector<std::string>& argv) {
               c.model.c_str(), static_cast<long long>(c.embed), static_cast<long long>(c.hidden),
               static_cast<long long>(B), static_cast<long long>(L), median, p10, p90, cpu_median,
               tokens / (median / 1000), gflops, peak_mb, step_peak_mb);
-  if (a.has("--json"))
-    std::printf("%s\n", Json::object({{"model", c.model},
-                                      {"cell", c.cell},
-                                      {"embed", c.embed},
-                                      {"hidden", c.hidden},
-                                      {"batch", B},
-                                      {"len", L},
-                                      {"ms_per_step", median},
-                                      {"ms_p10", p10},
-                                      {"ms_p90", p90},
-                                      {"cpu_ms_per_step", cpu_median},
-                                      {"tokens_per_second", tokens / (median / 1000)},
-                                      {"gflops_per_second", gflops},
-                                      {"peak_rss_mb", peak_mb},
-                                      {"step_peak_mb", step_peak_mb}})
-                            .dump()
-                            .c_str());
+  const real watch_share = 100 * watch_ms / (static_cast<real>(watch_every) * median);
+  const real watch_cpu_share = 100 * watch_cpu_ms / (static_cast<real>(watch_every) * cpu_median);
+  if (watch)
+    std::printf("--watch: %.2f ms per snapshot (cpu %.2f); one every %lld steps adds %.1f %% to the training time "
+                "(cpu %.1f %%)\n",
+                watch_ms, watch_cpu_ms, static_cast<long long>(watch_every), watch_share, watch_cpu_share);
+  if (a.has("--json")) {
+    Json j = Json::object({{"model", c.model},
+                           {"cell", c.cell},
+                           {"embed", c.embed},
+                           {"hidden", c.hidden},
+                           {"batch", B},
+                           {"len", L},
+                           {"ms_per_step", median},
+                           {"ms_p10", p10},
+                           {"ms_p90", p90},
+                           {"cpu_ms_per_step", cpu_median},
+                           {"tokens_per_second", tokens / (median / 1000)},
+                           {"gflops_per_second", gflops},
+                           {"peak_rss_mb", peak_mb},
+                           {"step_peak_mb", step_peak_mb}});
+    if (watch) {
+      j.set("watch_ms_per_snapshot", watch_ms);
+      j.set("watch_every", watch_every);
+      j.set("watch_overhead_percent", watch_share);
+      j.set("watch_cpu_ms_per_snapshot", watch_cpu_ms);
+      j.set("watch_cpu_overhead_percent", watch_cpu_share);
+    }
+    std::printf("%s\n", j.dump().c_str());
+  }
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "models/train.h"
 #include "nn/safetensors.h"
 #include "tools/args.h"
+#include "tools/watch.h"
 
 namespace heed {
 
@@ -35,6 +36,7 @@ struct TrainPlan {
   int64_t resumed_step = 0;    // --resume: the step F reached
   int64_t checkpoint_every = 0;  // also save every N steps (0: only at the end and on a signal)
   bool weights_only = false;   // the final save holds no training state
+  WatchPlan watch;  // --watch, --film, --watch-every
 };
 TrainPlan parse_train_flags(const std::vector<std::string>& argv);
 

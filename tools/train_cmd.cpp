@@ -14,6 +14,7 @@
 #include "nn/safetensors.h"
 #include "tools/common.h"
 #include "tools/train_state.h"
+#include "tools/watch.h"
 
 namespace heed {
 
@@ -93,8 +94,8 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   Args a("train", argv,
          {"--task", "--model", "--cell", "--vocab", "--min-len", "--max-len", "--embed", "--hidden", "--batch",
           "--steps", "--lr", "--schedule", "--clip", "--seed", "--save", "--eval-samples", "--resume", "--load",
-          "--checkpoint-every"},
-         {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding"});
+          "--checkpoint-every", "--film", "--watch-every"},
+         {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding", "--watch"});
   TrainPlan plan;
   if (a.has("--help")) {
     plan.help = true;
@@ -142,6 +143,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   plan.json = a.has("--json");
   plan.checkpoint_every = a.integer("--checkpoint-every", 0, 0, 100000000);
   plan.weights_only = a.has("--weights-only");
+  plan.watch = parse_watch_flags(a, config.model);
   check_step_memory(config, opt.batch, plan.task->max_len());
   if (a.has("--load")) adopt_loaded_model(plan, a);
   return plan;
@@ -151,6 +153,7 @@ int cmd_train(const std::vector<std::string>& argv) {
   TrainPlan plan = parse_train_flags(argv);
   if (plan.help) {
     std::fputs(kHelp, stdout);
+    std::fputs(kWatchHelp, stdout);
     return 0;
   }
   if (plan.checkpoint_every > 0 && plan.save.empty())
@@ -172,6 +175,8 @@ int cmd_train(const std::vector<std::string>& argv) {
   const Task* task = plan.task.get();
   const int64_t seed = plan.seed, eval_samples = plan.eval_samples;
   const std::string& save = plan.save;
+  std::unique_ptr<Watcher> watcher;  // --watch, --film
+  if (plan.watch.any()) watcher = std::make_unique<Watcher>(plan.watch, *task, config, opt, seed);
 
   LoadedModel run = make_run_model(plan);
   Seq2Seq& model = *run.model;
@@ -193,8 +198,10 @@ int cmd_train(const std::vector<std::string>& argv) {
   // No learning rate heed accepts drives a model to NaN, so there is no honest flag for it.
   int64_t poison = -1;
   if (const char* env = std::getenv("HEED_TEST_NAN_AFTER_STEP")) poison = std::atoll(env);
+  if (watcher) watcher->start(model, trainer.steps_done());  // a resumed film starts where the run does
   auto report = [&](const Progress& p) {
-    reporter(p);
+    if (watcher) watcher->on_step(model, p);
+    if (!watcher || !watcher->draws_progress()) reporter(p);
     if (p.step == poison) model.named_parameters().back().second.value()[0] = std::nan("");
   };
   TrainResult r;
@@ -204,8 +211,12 @@ int cmd_train(const std::vector<std::string>& argv) {
     while (!trainer.done()) {
       Progress p = trainer.step();
       report(p);
-      if (int status = guard.after_step()) return status;
+      if (int status = guard.after_step()) {
+        if (watcher) watcher->finish();  // the film so far, with the run that stopped
+        return status;
+      }
     }
+    if (watcher) watcher->finish();
     r.losses = trainer.recent_losses();
     r.target_tokens = trainer.target_tokens();
     r.seconds = std::chrono::duration<real>(std::chrono::steady_clock::now() - start).count();

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "nn/checkpoint.h"
+#include "tools/watch.h"
 
 namespace heed {
 
@@ -91,10 +92,11 @@ TrainPlan plan_from_checkpoint(const Args& a) {
   const std::string path = a.text("--resume", "");
   for (const char* flag : {"--task", "--model", "--cell", "--vocab", "--min-len", "--max-len", "--embed", "--hidden",
                            "--batch", "--lr", "--schedule", "--clip", "--seed", "--eval-samples", "--load",
-                           "--bidirectional"})
+                           "--bidirectional", "--input-feeding"})
     if (a.has(flag))
       throw a.error(std::string(flag) + " cannot be given with --resume: the run continues with the settings " +
-                    path + " recorded (only --steps, --save, --checkpoint-every, --weights-only and --json may change)");
+                    path + " recorded (only --steps, --save, --checkpoint-every, --weights-only, --json, --watch, --film and "
+                    "--watch-every may change)");
   std::map<std::string, std::string> meta;
   ModelConfig config;
   try {
@@ -132,6 +134,7 @@ TrainPlan plan_from_checkpoint(const Args& a) {
   plan.checkpoint_every = a.integer("--checkpoint-every", 0, 0, 100000000);
   plan.weights_only = a.has("--weights-only");
   plan.json = a.has("--json");
+  plan.watch = parse_watch_flags(a, plan.config.model);  // a resumed film starts at the step resumed
   check_step_memory(plan.config, opt.batch, plan.task->max_len());
   return plan;
 }

@@ -7,11 +7,8 @@
 #include "viz/xml_check.h"
 
 namespace heed {
-namespace {
 
-// A JSON string literal that is also safe inside <script>: '<', '>' and '&' are written as
-// \u escapes, so no token can close the script element; invalid UTF-8 becomes '?'.
-std::string json_string(const std::string& s) {
+std::string script_json_string(const std::string& s) {
   std::string out = "\"";
   for (std::size_t i = 0; i < s.size();) {
     unsigned char c = static_cast<unsigned char>(s[i]);
@@ -36,6 +33,10 @@ std::string json_string(const std::string& s) {
   }
   return out + "\"";
 }
+
+namespace {
+
+std::string json_string(const std::string& s) { return script_json_string(s); }
 
 std::string json_strings(const std::vector<std::string>& tokens) {
   std::string out = "[";

@@ -3,7 +3,7 @@
 // bidirectional encoder) and sort; for each, the matrix as text, a count of where each output
 // step's largest weight falls, and the picture as SVG (and one HTML explorer) written to a folder.
 // Usage: tutorial-09 [--quick] [--out DIR] [SECTION...]; sections untrained, copy, reverse,
-// bidirectional, sort (default: all). DIR defaults to build/ch09 and is created if missing.
+// bidirectional, sort, film (default: all). DIR defaults to build/ch09 and is created if missing.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +17,8 @@
 #include "models/tasks.h"
 #include "models/train.h"
 #include "models/vocab.h"
+#include "models/watch.h"
+#include "viz/film.h"
 #include "viz/heatmap.h"
 #include "viz/html.h"
 #include "viz/svg.h"
@@ -240,13 +242,83 @@ void sort() {
               static_cast<long long>(kMaxLen), acc.exact(), acc.token());
 }
 
+// The share of a snapshot's attention on the anti-diagonal band: for each symbol row t of a
+// source of length L, the weight on the mirrored position L-1-t and on the one to its right
+// (whose state has just read the symbol; section 3), averaged over the L symbol rows.
+real band_mass(const FilmFrame& f) {
+  const int64_t L = static_cast<int64_t>(f.weights.front().size());
+  real sum = 0;
+  for (int64_t t = 0; t < L; ++t) {
+    const std::vector<real>& row = f.weights[t];
+    sum += row[L - 1 - t] + (L - t < L ? row[L - t] : 0);
+  }
+  return sum / static_cast<real>(L);
+}
+
+real mirror_mass(const FilmFrame& f) {
+  const int64_t L = static_cast<int64_t>(f.weights.front().size());
+  real sum = 0;
+  for (int64_t t = 0; t < L; ++t) sum += f.weights[t][L - 1 - t];
+  return sum / static_cast<real>(L);
+}
+
+void key_frame(const Film& film, const FilmFrame& f, const std::string& what) {
+  std::printf("\n%s: step %lld\n", what.c_str(), static_cast<long long>(f.step));
+  show({film.source, f.output, f.weights}, "film-step-" + std::to_string(f.step) + ".svg",
+       "additive on reverse, step " + std::to_string(f.step));
+}
+
+// Section 3's run again (the same model, data and steps), filmed as `heed train --film` films it.
+void film() {
+  ReverseTask task(kSymbols, kMinLen, kMaxLen);
+  Generator gen(kSeed);
+  Seq2Seq model(config(task), gen);
+  FilmMaker maker(task, "additive");
+  Film& film = maker.film();
+  std::printf("== film: additive on reverse, %lld steps, a snapshot every %lld steps\n", static_cast<long long>(steps()),
+              static_cast<long long>(kDefaultWatchEvery));
+  maker.start(model);
+  train_model(model, task, [&](const Progress& p) { maker.on_step(model, p); });
+  std::printf("%6s  %8s  %14s  %12s  %10s\n", "step", "loss", "held-out exact", "mirror mass", "band mass");
+  const FilmFrame* aligned = nullptr;
+  for (const FilmFrame& f : film.frames) {
+    if (!aligned && band_mass(f) > 0.5) aligned = &f;
+    if (f.step > 200 && f.step % 100 != 0) continue;
+    char loss[16] = "-";
+    if (std::isfinite(f.loss)) std::snprintf(loss, sizeof loss, "%.4f", f.loss);
+    std::printf("%6lld  %8s  %14.2f  %12.3f  %10.3f\n", static_cast<long long>(f.step), loss, f.exact, mirror_mass(f),
+                band_mass(f));
+  }
+  std::printf("(loss: mean since the previous snapshot; exact: %lld held-out sources; masses: mean over the %zu symbol "
+              "rows of %s)\n",
+              static_cast<long long>(kWatchHeldOut), film.source.size(), [&] {
+                std::string src;
+                for (const auto& t : film.source) src += (src.empty() ? "" : " ") + t;
+                return src;
+              }().c_str());
+  if (aligned)
+    std::printf("the alignment appears at step %lld: the first snapshot whose band mass exceeds one half\n",
+                static_cast<long long>(aligned->step));
+  else
+    std::printf("no snapshot has a band mass above one half yet\n");
+  key_frame(film, film.frames.front(), "untrained");
+  if (aligned) key_frame(film, *aligned, "the alignment appears");
+  key_frame(film, film.frames.back(), "trained");
+  film.title = "additive attention learning reverse";
+  film.caption = "tutorial-09 film: heed train --task reverse --model additive --steps " + std::to_string(steps()) +
+                 " --film; a snapshot every " + std::to_string(kDefaultWatchEvery) + " steps";
+  write_text_file(file_name("reverse-film.html"), html_film(film));
+  std::printf("wrote %s\n", file_name("reverse-film.html").c_str());
+}
+
 struct Section {
   const char* name;
   void (*run)();
 };
 
 const Section kSections[] = {
-    {"untrained", untrained}, {"copy", copy}, {"reverse", reverse}, {"bidirectional", bidirectional}, {"sort", sort}};
+    {"untrained", untrained}, {"copy", copy}, {"reverse", reverse}, {"bidirectional", bidirectional}, {"sort", sort},
+    {"film", film}};
 
 }  // namespace
 
@@ -272,7 +344,7 @@ int main(int argc, char** argv) {
     if (!found) {
       std::fprintf(stderr,
                    "tutorial-09: unknown argument '%s' (--quick, --out DIR, untrained, copy, reverse, "
-                   "bidirectional, sort)\n",
+                   "bidirectional, sort, film)\n",
                    argv[i]);
       return 2;
     }

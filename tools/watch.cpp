@@ -1,0 +1,174 @@
+#include "tools/watch.h"
+
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "nn/safetensors.h"  // check_writable
+#include "tools/common.h"  // format_duration
+#include "viz/heatmap.h"
+#include "viz/svg.h"
+
+namespace heed {
+
+namespace {
+
+// The terminal's size; 80 x 24 where it does not say.
+winsize terminal_size() {
+  winsize ws{};
+  if (ioctl(1, TIOCGWINSZ, &ws) != 0) ws = {};
+  if (ws.ws_col == 0) ws.ws_col = 80;
+  if (ws.ws_row == 0) ws.ws_row = 24;
+  return ws;
+}
+
+// The terminal lines `text` takes, wrapping at `columns` (every code point one column wide,
+// true of the heatmap's shades and of the tokens of heed's tasks).
+int screen_lines(const std::string& text, int columns) {
+  int lines = 0, width = 0;
+  for (char c : text) {
+    if (c == '\n') {
+      lines += width == 0 ? 1 : (width + columns - 1) / columns;
+      width = 0;
+    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      ++width;
+    }
+  }
+  return lines;
+}
+
+}  // namespace
+
+WatchPlan parse_watch_flags(const Args& a, const std::string& model) {
+  WatchPlan plan;
+  plan.watch = a.has("--watch");
+  plan.film = a.text("--film", "");
+  if (a.has("--film") && plan.film.empty()) throw a.error("--film needs a file name");
+  plan.every = a.integer("--watch-every", kDefaultWatchEvery, 1, 100000000);
+  if (a.has("--watch-every") && !plan.any()) throw a.error("--watch-every needs --watch or --film");
+  if (plan.any() && model == "plain")
+    throw a.error(std::string(plan.film.empty() ? "--watch" : "--film") +
+                  ": the plain model has no attention matrix to show (it reads only the encoder's last state); "
+                  "choose --model additive, general, dot, scaled, cosine or location");
+  return plan;
+}
+
+Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& config, const TrainOptions& opt,
+                 int64_t seed)
+    : plan_(plan), maker_(task, config.model, plan.every) {
+  if (!plan.film.empty()) {
+    try {
+      check_writable(plan.film);
+    } catch (const Error& e) {
+      throw Error(std::string("heed train: --film: ") + e.what());
+    }
+  }
+  terminal_ = plan.watch && isatty(1) != 0;
+  progress_ = terminal_ && isatty(2) != 0;  // else the progress lines go where stderr goes, as without --watch
+  Film& film = maker_.film();
+  film.title = config.model + " attention learning " + task.name();
+  film.caption = "heed train --task " + task.name() + " --model " + config.model + " --cell " + config.cell +
+                  (config.bidirectional ? " --bidirectional" : "") + " --embed " + std::to_string(config.embed) +
+                  " --hidden " + std::to_string(config.hidden) + " --batch " + std::to_string(opt.batch) +
+                  " --steps " + std::to_string(opt.steps) + " --seed " + std::to_string(seed) + "; a snapshot every " +
+                  std::to_string(plan.every) + " steps; exact accuracy on " + std::to_string(kWatchHeldOut) +
+                  " held-out sources";
+}
+
+void Watcher::start(const Seq2Seq& model, int64_t step) {
+  const FilmFrame* f = maker_.start(model, step);
+  if (terminal_) draw(*f);
+  if (plan_.film.empty()) maker_.film().frames.clear();  // --watch alone keeps nothing
+}
+
+void Watcher::on_step(const Seq2Seq& model, const Progress& p) {
+  const FilmFrame* f = maker_.on_step(model, p);
+  if (f && terminal_) draw(*f);
+  if (plan_.film.empty()) maker_.film().frames.clear();
+  if (!progress_) return;
+  const real rate = p.seconds > 0 ? p.step / p.seconds : 0;
+  char line[200];
+  std::snprintf(line, sizeof line, "step %lld/%lld  loss %.4f  acc %.3f  %.1f steps/s  %s left",
+                static_cast<long long>(p.step), static_cast<long long>(p.steps), p.loss, p.accuracy, rate,
+                format_duration(rate > 0 ? (p.steps - p.step) / rate : 0).c_str());
+  std::string text = line;
+  text.resize(std::min<std::size_t>(text.size(), terminal_size().ws_col - 1));  // ASCII: one column each
+  std::printf("\r%s\x1b[K%s", text.c_str(), p.step == p.steps ? "\n" : "");
+  std::fflush(stdout);
+}
+
+
+// Redraws in place: up to the first line of the last drawing (the progress bar, on stderr, sits
+// on the line below it), then each line over the old one, clearing what is left.
+void Watcher::draw(const FilmFrame& f) {
+  char loss[32] = "-", head[160];
+  if (std::isfinite(f.loss)) std::snprintf(loss, sizeof loss, "%.4f", f.loss);
+  std::snprintf(head, sizeof head, "step %lld  loss %s  held-out exact %.2f   attention of the fixed example:\n",
+                static_cast<long long>(f.step), loss, f.exact);
+  std::string text = head + terminal_heatmap(maker_.film().source, f.output, f.weights, true);
+  const winsize size = terminal_size();
+  const int lines = screen_lines(text, size.ws_col);
+  if (lines + 1 > size.ws_row)  // with the progress bar below: taller than the screen, no redraw in place
+    text = std::string(head) + "(the matrix needs " + std::to_string(lines) + " lines; the terminal has " +
+           std::to_string(size.ws_row) + ")\n";
+  std::string out = "\r";
+  if (drawn_lines_ > 0) out += "\x1b[" + std::to_string(drawn_lines_) + "A";
+  for (std::size_t i = 0, nl; i < text.size(); i = nl + 1) {
+    nl = text.find('\n', i);
+    out += text.substr(i, nl - i) + "\x1b[K\n";
+  }
+  out += "\x1b[J";
+  std::fflush(stderr);
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+  drawn_lines_ = screen_lines(text, size.ws_col);
+}
+
+real median_snapshot_ms(const Task& task, const Seq2Seq& model, int64_t repeats, real* cpu_ms) {
+  AttentionWatch watch(task, model.config().model);
+  auto cpu_now = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<real>(ts.tv_sec) * 1e3 + static_cast<real>(ts.tv_nsec) / 1e6;
+  };
+  std::vector<real> ms, cpu;
+  for (int64_t i = 0; i < std::max<int64_t>(1, repeats); ++i) {
+    real c0 = cpu_now();
+    auto t0 = std::chrono::steady_clock::now();
+    FilmFrame f = watch.take(model, i, 0);
+    ms.push_back(std::chrono::duration<real, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    cpu.push_back(cpu_now() - c0);
+  }
+  std::sort(ms.begin(), ms.end());
+  std::sort(cpu.begin(), cpu.end());
+  *cpu_ms = cpu[cpu.size() / 2];
+  return ms[ms.size() / 2];
+}
+
+Watcher::~Watcher() {
+  if (finished_ || plan_.film.empty() || maker_.film().frames.size() < 2) return;
+  try {
+    const Film& film = maker_.film();
+    write_text_file(plan_.film, html_film(film));
+    std::printf("wrote the film so far (%zu snapshots, to step %lld) to %s\n", film.frames.size(),
+                static_cast<long long>(film.frames.back().step), plan_.film.c_str());
+    std::fflush(stdout);
+  } catch (const Error&) {
+    // The error that stopped the run is the one to report.
+  }
+}
+
+void Watcher::finish() {
+  finished_ = true;
+  if (plan_.film.empty()) return;
+  const Film& film = maker_.film();
+  write_text_file(plan_.film, html_film(film));
+  std::printf("wrote the film (%zu snapshots) to %s\n", film.frames.size(), plan_.film.c_str());
+}
+
+}  // namespace heed

@@ -1,0 +1,70 @@
+// heed train --watch and --film: attention while the model learns (models/watch.h takes the
+// snapshots). --watch redraws, on a terminal, the heatmap of one fixed example with the step,
+// loss and held-out exact accuracy beside it, every --watch-every steps; when stdout is not a
+// terminal it prints nothing (and on a terminal it draws the progress line under the matrix
+// itself). --film FILE writes the snapshots as one scrubbable HTML page at
+// the end of the run (viz/film.h).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "models/train.h"
+#include "models/watch.h"
+#include "tools/args.h"
+
+namespace heed {
+
+struct WatchPlan {
+  bool watch = false;  // --watch
+  std::string film;    // --film FILE; empty: none
+  int64_t every = kDefaultWatchEvery;
+  bool any() const { return watch || !film.empty(); }
+};
+
+// The flags --watch, --film FILE and --watch-every N (names for Args: kWatchValued, kWatchSwitches).
+// heed::Error (from a.error) for N < 1, --watch-every without --watch or --film, or a model
+// without attention. Does not touch the file system.
+WatchPlan parse_watch_flags(const Args& a, const std::string& model);
+inline const char* const kWatchHelp =
+    "  --watch                   on a terminal, redraw the attention of one fixed example (the\n"
+    "                            digits of pi, or the seed sentence for translate) as it learns\n"
+    "  --film FILE               write snapshots of that attention, the loss and the held-out\n"
+    "                            exact accuracy as one HTML page with a slider and a play button\n"
+    "  --watch-every N           steps between snapshots of --watch and --film (20)\n";
+
+// heed bench --watch: the median milliseconds of one snapshot of `model` on `task` (the fixed
+// example and the held-out sample), over `repeats` snapshots: wall time, and in `cpu_ms` the
+// thread's CPU time (what counts on a shared machine).
+real median_snapshot_ms(const Task& task, const Seq2Seq& model, int64_t repeats, real* cpu_ms);
+
+// What a training run does for --watch and --film. REQUIRES: plan.any().
+class Watcher {
+ public:
+  // heed::Error when the film cannot be written (checked now, before training).
+  Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& config, const TrainOptions& opt,
+          int64_t seed);
+  void start(const Seq2Seq& model, int64_t step = 0);    // the first snapshot (step 0, or where --resume began)
+  // A snapshot every N steps and at the last; while it draws on a terminal, also the progress
+  // line below the matrix (cut to the terminal's width, so that redrawing in place holds).
+  void on_step(const Seq2Seq& model, const Progress& p);
+  // True when on_step draws the progress line: the usual one (on stderr) must then stay silent.
+  bool draws_progress() const { return progress_; }
+  void finish();  // writes the film (and says so on stdout)
+  // A run stopped by an error still leaves its film so far (when it has a snapshot of training).
+  ~Watcher();
+  Watcher(const Watcher&) = delete;
+  Watcher& operator=(const Watcher&) = delete;
+
+ private:
+  void draw(const FilmFrame& frame);
+
+  WatchPlan plan_;
+  FilmMaker maker_;
+  bool terminal_ = false;  // --watch, and stdout is a terminal
+  bool progress_ = false;  // ... and so is stderr: on_step draws the progress line
+  int drawn_lines_ = 0;  // terminal lines of the last drawing
+  bool finished_ = false;
+};
+
+}  // namespace heed

@@ -1,0 +1,350 @@
+#include "viz/film.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "viz/heatmap.h"
+#include "viz/html.h"
+#include "viz/svg.h"
+
+namespace heed {
+
+void check_film(const Film& film) {
+  if (film.frames.empty()) throw Error("html_film: the film has no frames");
+  if (film.source.empty()) throw Error("html_film: the example has no source tokens");
+  for (std::size_t k = 0; k < film.frames.size(); ++k) {
+    const FilmFrame& f = film.frames[k];
+    const std::string at = "html_film: frame " + std::to_string(k) + " (step " + std::to_string(f.step) + ")";
+    if (k > 0 && f.step <= film.frames[k - 1].step)
+      throw Error(at + " does not come after step " + std::to_string(film.frames[k - 1].step));
+    if (f.output.size() != film.reference.size())
+      throw Error(at + " has " + std::to_string(f.output.size()) + " output tokens, the reference " +
+                  std::to_string(film.reference.size()));
+    if (!(f.exact >= 0 && f.exact <= 1)) throw Error(at + ": exact accuracy is not in [0, 1]");
+    check_attention(at, film.source, f.output, f.weights);
+  }
+}
+
+namespace {
+
+std::string fmt(const char* format, real v) {
+  char out[40];
+  std::snprintf(out, sizeof out, format, v);
+  return out;
+}
+std::string px(real v) { return fmt("%.1f", v); }
+
+// The curves: training loss (log scale) above held-out exact accuracy, steps across; a line
+// and a dot per panel (classes "now" and "dot") mark the current snapshot, moved by the script.
+// `xs` gets each frame's x, `loss_y` and `exact_y` its y in each panel (NaN: no point).
+struct Panel {
+  real top, height;
+};
+constexpr real kChartW = 380, kLeft = 52, kRight = 16, kPanelH = 130, kGap = 46;
+
+std::string curves(const Film& film, std::vector<real>& xs, std::vector<real>& loss_y, std::vector<real>& exact_y) {
+  const real last = static_cast<real>(std::max<int64_t>(1, film.frames.back().step));
+  const real first = static_cast<real>(film.frames.front().step);
+  const real plot_w = kChartW - kLeft - kRight;
+  const Panel loss_panel{30, kPanelH}, exact_panel{30 + kPanelH + kGap, kPanelH};
+  const real height = exact_panel.top + kPanelH + 40;
+  auto x_of = [&](real step) { return kLeft + plot_w * (step - first) / std::max<real>(1, last - first); };
+
+  real lo = INFINITY, hi = -INFINITY;  // the loss axis: whole decades around the finite losses
+  for (const FilmFrame& f : film.frames)
+    if (std::isfinite(f.loss) && f.loss > 0) {
+      lo = std::min(lo, f.loss);
+      hi = std::max(hi, f.loss);
+    }
+  const bool have_loss = lo <= hi;
+  const real d_lo = have_loss ? std::floor(std::log10(lo)) : -1, d_hi = have_loss ? std::ceil(std::log10(hi)) : 1;
+  const real decades = std::max<real>(1, d_hi - d_lo);
+  auto loss_to_y = [&](real v) {
+    return loss_panel.top + loss_panel.height * (1 - (std::log10(v) - d_lo) / decades);
+  };
+  auto exact_to_y = [&](real v) { return exact_panel.top + exact_panel.height * (1 - v); };
+
+  std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + px(kChartW) + " " + px(height) +
+                  "\" width=\"" + px(kChartW) + "\" height=\"" + px(height) +
+                  "\" font-family=\"sans-serif\" font-size=\"12\" class=\"heed-curves\">\n";
+  o += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
+  std::string loss_path, exact_path;
+  for (const FilmFrame& f : film.frames) {
+    const real x = x_of(static_cast<real>(f.step));
+    xs.push_back(x);
+    const bool finite = std::isfinite(f.loss) && f.loss > 0;
+    loss_y.push_back(finite ? loss_to_y(f.loss) : NAN);
+    if (finite) loss_path += (loss_path.empty() ? "M" : " L") + px(x) + " " + px(loss_y.back());
+    exact_y.push_back(exact_to_y(f.exact));
+    exact_path += (exact_path.empty() ? "M" : " L") + px(x) + " " + px(exact_y.back());
+  }
+  // Steps across: 1, 2 or 5 times a power of ten apart, about four intervals.
+  const real raw = std::max<real>(1, (last - first) / 4), mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const real tick = std::max<real>(1, mag * (raw / mag < 1.5 ? 1 : raw / mag < 3.5 ? 2 : raw / mag < 7.5 ? 5 : 10));
+  std::vector<real> step_ticks;
+  for (real s = std::ceil(first / tick) * tick; s <= last; s += tick) step_ticks.push_back(s);
+  auto panel = [&](const Panel& p, const std::string& title, const std::string& path, const std::string& colour,
+                   const std::vector<std::pair<real, std::string>>& ticks) {
+    o += "<text x=\"" + px(kLeft) + "\" y=\"" + px(p.top - 10) + "\" font-weight=\"bold\" fill=\"#222\">" +
+         xml_escape(title) + "</text>\n";
+    o += "<rect x=\"" + px(kLeft) + "\" y=\"" + px(p.top) + "\" width=\"" + px(plot_w) + "\" height=\"" +
+         px(p.height) + "\" fill=\"none\" stroke=\"#bbb\"/>\n";
+    for (const auto& [y, text] : ticks)
+      o += "<line x1=\"" + px(kLeft - 4) + "\" y1=\"" + px(y) + "\" x2=\"" + px(kLeft + plot_w) + "\" y2=\"" + px(y) +
+           "\" stroke=\"#eee\"/><text x=\"" + px(kLeft - 7) + "\" y=\"" + px(y) +
+           "\" dy=\"0.35em\" text-anchor=\"end\" fill=\"#444\">" + text + "</text>\n";
+    for (real s : step_ticks)
+      o += "<text x=\"" + px(x_of(s)) + "\" y=\"" + px(p.top + p.height + 15) +
+           "\" text-anchor=\"middle\" fill=\"#444\">" + fmt("%.0f", s) + "</text>\n";
+    if (!path.empty())
+      o += "<path d=\"" + path + "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"1.8\"/>\n";
+    o += "<line class=\"now\" x1=\"" + px(kLeft) + "\" y1=\"" + px(p.top) + "\" x2=\"" + px(kLeft) + "\" y2=\"" +
+         px(p.top + p.height) + "\" stroke=\"#d55e00\" stroke-width=\"1.5\"/>\n";
+    o += "<circle class=\"dot\" cx=\"" + px(kLeft) + "\" cy=\"" + px(p.top) + "\" r=\"4\" fill=\"#d55e00\"/>\n";
+  };
+  std::vector<std::pair<real, std::string>> loss_ticks;
+  for (real d = d_lo; d <= d_lo + decades; ++d) loss_ticks.push_back({loss_to_y(std::pow(10.0, d)), fmt("%g", std::pow(10.0, d))});
+  panel(loss_panel, have_loss ? "training loss (log scale)" : "training loss (none yet)", loss_path, "#0072b2",
+        loss_ticks);
+  panel(exact_panel, "held-out exact accuracy", exact_path, "#009e73",
+        {{exact_to_y(0), "0"}, {exact_to_y(0.5), "0.5"}, {exact_to_y(1), "1"}});
+  o += "<text x=\"" + px(kLeft + plot_w / 2) + "\" y=\"" + px(height - 6) +
+       "\" text-anchor=\"middle\" fill=\"#444\">training step</text>\n</svg>\n";
+  return o;
+}
+
+std::string json_numbers(const std::vector<real>& xs, const char* format) {
+  std::string o = "[";
+  for (std::size_t i = 0; i < xs.size(); ++i) o += (i ? "," : "") + (std::isfinite(xs[i]) ? fmt(format, xs[i]) : "null");
+  return o + "]";
+}
+
+std::string json_strings(const std::vector<std::string>& tokens) {
+  std::string o = "[";
+  for (std::size_t i = 0; i < tokens.size(); ++i) o += (i ? "," : "") + script_json_string(tokens[i]);
+  return o + "]";
+}
+
+// The page's data: per frame its step, loss, exact, output tokens (as indices into `words`)
+// and weights in thousandths, row after row.
+std::string film_data(const Film& film, const std::vector<real>& xs, const std::vector<real>& loss_y,
+                      const std::vector<real>& exact_y) {
+  std::vector<std::string> words;
+  std::map<std::string, int> index;
+  std::string outs = "[", weights = "[", steps = "[";
+  std::vector<real> losses, exacts;
+  for (std::size_t k = 0; k < film.frames.size(); ++k) {
+    const FilmFrame& f = film.frames[k];
+    steps += (k ? "," : "") + std::to_string(f.step);
+    losses.push_back(f.loss);
+    exacts.push_back(f.exact);
+    outs += k ? ",[" : "[";
+    for (std::size_t t = 0; t < f.output.size(); ++t) {
+      auto [it, fresh] = index.emplace(f.output[t], static_cast<int>(words.size()));
+      if (fresh) words.push_back(f.output[t]);
+      outs += (t ? "," : "") + std::to_string(it->second);
+    }
+    outs += "]";
+    weights += k ? ",\n[" : "\n[";
+    bool first = true;
+    for (const auto& row : f.weights)
+      for (real w : row) {
+        weights += (first ? "" : ",") + std::to_string(std::lround(w * 1000));
+        first = false;
+      }
+    weights += "]";
+  }
+  std::string scale = "[";
+  for (int k = 0; k <= 8; ++k) scale += (k ? ",\"" : "\"") + weight_colour(k / 8.0) + "\"";
+  return "var FILM = {\"source\":" + json_strings(film.source) + ",\n\"reference\":" + json_strings(film.reference) +
+         ",\n\"scale\":" + scale + "],\n\"steps\":" + steps + "],\n\"loss\":" + json_numbers(losses, "%.5g") +
+         ",\n\"exact\":" + json_numbers(exacts, "%.4g") + ",\n\"x\":" + json_numbers(xs, "%.1f") +
+         ",\n\"loss_y\":" + json_numbers(loss_y, "%.1f") + ",\n\"exact_y\":" + json_numbers(exact_y, "%.1f") +
+         ",\n\"words\":" + json_strings(words) + ",\n\"out\":" + outs + "],\n\"w\":" + weights + "]};\n";
+}
+
+const char* const kStyle = R"css(<style>
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
+  margin:24px;color:#222;background:#fff}
+h1{font-size:20px;margin:0 0 4px}
+.caption{color:#555;margin:0 0 12px;font-size:14px}
+.controls{display:flex;align-items:center;gap:12px;margin:8px 0 12px;flex-wrap:wrap}
+#play{font-size:15px;min-width:84px;padding:4px 10px}
+#slider{flex:1;min-width:220px;max-width:640px}
+#now{font-variant-numeric:tabular-nums;font-size:15px;min-width:300px}
+.panes{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
+figure{margin:0;overflow-x:auto}
+figure svg{max-width:100%;height:auto}
+svg text.out.wrong{fill:#d55e00;font-weight:bold}
+.hint{color:#555;font-size:14px;max-width:760px}
+</style>
+)css";
+
+// Records errors before anything else runs, and writes them into the page once it has loaded,
+// so a headless browser's dump of the page shows them even when the main script fails.
+const char* const kErrorCatcher = R"js(<script>
+window.HEED_ERRORS = [];
+window.addEventListener("error", function (e) { HEED_ERRORS.push("error: " + e.message); });
+(function () {
+  var original = console.error;
+  console.error = function () {
+    HEED_ERRORS.push("console.error: " + Array.prototype.join.call(arguments, " "));
+    return original.apply(console, arguments);
+  };
+})();
+window.addEventListener("load", function () {
+  setTimeout(function () {
+    var p = document.createElement("pre");
+    p.id = "errors";
+    p.textContent = HEED_ERRORS.join("\n");
+    p.setAttribute("data-count", String(HEED_ERRORS.length));
+    p.hidden = HEED_ERRORS.length === 0;
+    document.body.appendChild(p);
+  }, 3000);
+});
+</script>
+)js";
+
+// Plain ES2015, no libraries. FILM holds the data; show(k) draws snapshot k.
+const char* const kScript = R"js(
+(function () {
+  "use strict";
+  var f = FILM, S = f.source.length, T = f.reference.length, N = f.steps.length;
+  function all(q) { return Array.prototype.slice.call(document.querySelectorAll(q)); }
+  var cells = [];
+  all("#matrix .cell").forEach(function (c) {
+    cells[Number(c.getAttribute("data-row")) * S + Number(c.getAttribute("data-col"))] = c;
+  });
+  var labels = all("#matrix text.out"), slider = document.getElementById("slider");
+  var play = document.getElementById("play"), now = document.getElementById("now");
+  var lines = all("#curves .now"), dots = all("#curves .dot");
+  function hex(c) { return [1, 3, 5].map(function (k) { return parseInt(c.substr(k, 2), 16); }); }
+  var scale = f.scale.map(hex);
+  function colour(w) {  // the heatmaps' scale: anchors at 0, 1/8, ..., 1, linear in between
+    var x = Math.min(Math.max(w, 0), 1) * (scale.length - 1);
+    var k = Math.min(scale.length - 2, Math.floor(x)), g = x - k;
+    var c = scale[k].map(function (v, i) { return Math.round(v + g * (scale[k + 1][i] - v)); });
+    return "rgb(" + c.join(",") + ")";
+  }
+  var current = -1, timer = null;
+  function show(k) {
+    k = Math.max(0, Math.min(N - 1, k));
+    current = k;
+    slider.value = String(k);
+    var w = f.w[k], out = f.out[k];
+    for (var t = 0; t < T; ++t) {
+      var word = f.words[out[t]];
+      labels[t].textContent = word;
+      labels[t].classList.toggle("wrong", word !== f.reference[t]);
+      for (var s = 0; s < S; ++s) {
+        var v = w[t * S + s] / 1000, c = cells[t * S + s];
+        c.setAttribute("fill", colour(v));
+        c.querySelector("title").textContent = word + " \u2192 " + f.source[s] + ": " + v.toFixed(3);
+      }
+    }
+    var loss = f.loss[k] === null ? "\u2013" : f.loss[k].toFixed(4);
+    now.textContent = "step " + f.steps[k] + " of " + f.steps[N - 1] + "  \u00b7  loss " + loss +
+        "  \u00b7  held-out exact " + f.exact[k].toFixed(2);
+    var ys = [f.loss_y[k], f.exact_y[k]];
+    lines.forEach(function (l) { l.setAttribute("x1", f.x[k]); l.setAttribute("x2", f.x[k]); });
+    dots.forEach(function (d, i) {
+      d.setAttribute("cx", f.x[k]);
+      d.setAttribute("cy", ys[i] === null ? -10 : ys[i]);
+      d.setAttribute("visibility", ys[i] === null ? "hidden" : "visible");
+    });
+  }
+  function stop() {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+    play.textContent = "\u25b6 play";
+  }
+  function start() {
+    if (current >= N - 1) show(0);
+    play.textContent = "\u275a\u275a pause";
+    timer = setInterval(function () {
+      if (current >= N - 1) stop(); else show(current + 1);
+    }, Math.max(40, Math.min(200, 8000 / N)));
+  }
+  slider.max = String(N - 1);
+  slider.addEventListener("input", function () { stop(); show(Number(slider.value)); });
+  play.addEventListener("click", function () { if (timer === null) start(); else stop(); });
+  var hash = location.hash.slice(1);
+  var at = /^step=(\d+)$/.exec(hash), k0 = 0;
+  if (at) {  // the snapshot nearest the step asked for
+    for (var k = 0; k < N; ++k)
+      if (Math.abs(f.steps[k] - Number(at[1])) < Math.abs(f.steps[k0] - Number(at[1]))) k0 = k;
+  }
+  show(k0);
+  if (hash === "selftest") selftest();
+
+  // Moves the slider as a person would (an input event), compares the drawn matrix, plays for
+  // a while, and ends on the last snapshot; writes what it saw into #selftest.
+  function selftest() {
+    function drawn() { return cells.map(function (c) { return c.getAttribute("fill"); }); }
+    function move(k) { slider.value = String(k); slider.dispatchEvent(new Event("input")); }
+    move(0);
+    var before = drawn();
+    move(N - 1);
+    var after = drawn(), changed = 0;
+    for (var i = 0; i < before.length; ++i) changed += before[i] !== after[i];
+    var marker = lines[0].getAttribute("x1");
+    move(0);
+    play.click();
+    setTimeout(function () {
+      var played = current;
+      stop();
+      move(N - 1);
+      var r = document.createElement("pre");
+      r.id = "selftest";
+      r.setAttribute("data-cells", String(cells.length));
+      r.setAttribute("data-changed", String(changed));
+      r.setAttribute("data-marker", marker);
+      r.setAttribute("data-played", String(played));
+      r.setAttribute("data-frame", String(current));
+      r.textContent = "cells " + cells.length + ", changed by the slider " + changed + ", played to " + played;
+      document.body.appendChild(r);
+    }, 1000);
+  }
+})();
+)js";
+
+}  // namespace
+
+std::string html_film(const Film& film) {
+  check_film(film);
+  // The heatmap's left margin must fit the widest token any frame writes in each row.
+  std::vector<std::string> widest = film.reference;
+  for (const FilmFrame& f : film.frames)
+    for (std::size_t t = 0; t < f.output.size(); ++t)
+      if (f.output[t].size() > widest[t].size()) widest[t] = f.output[t];
+  const FilmFrame& first = film.frames.front();
+  std::vector<real> xs, loss_y, exact_y;
+  std::string chart = curves(film, xs, loss_y, exact_y);
+
+  std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  o += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  o += "<title>" + xml_escape(film.title) + "</title>\n" + kStyle + kErrorCatcher + "</head>\n<body>\n";
+  o += "<h1>" + xml_escape(film.title) + "</h1>\n";
+  o += "<p class=\"caption\">" + xml_escape(film.caption) + "</p>\n";
+  o += "<div class=\"controls\"><button id=\"play\" type=\"button\">\u25b6 play</button>";
+  o += "<input id=\"slider\" type=\"range\" min=\"0\" max=\"" + std::to_string(film.frames.size() - 1) +
+       "\" value=\"0\" step=\"1\" aria-label=\"snapshot\"><span id=\"now\"></span></div>\n";
+  o += "<div class=\"panes\">\n<figure id=\"matrix\">\n" +
+       svg_heatmap_element(film.source, widest, first.weights, film.title) + "</figure>\n";
+  o += "<figure id=\"curves\">\n" + chart + "</figure>\n</div>\n";
+  o += "<p class=\"hint\">Rows are what the model wrote for the source, at each step of greedy decoding "
+       "(in orange where it differs from the reference, <b>" +
+       xml_escape([&] {
+         std::string r;
+         for (const auto& t : film.reference) r += (r.empty() ? "" : " ") + t;
+         return r;
+       }()) +
+       "</b>); columns are the source tokens; darker cells got more attention. Drag the slider, use the "
+       "arrow keys on it, or press play.</p>\n";
+  o += "<script>\n" + film_data(film, xs, loss_y, exact_y) + kScript + "</script>\n</body>\n</html>\n";
+  return o;
+}
+
+}  // namespace heed

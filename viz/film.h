@@ -1,0 +1,43 @@
+// A film of attention while a model learns: snapshots of one fixed example's attention matrix
+// (and the training loss and held-out accuracy) taken every few steps, written as one
+// self-contained HTML page (inline CSS, JS and SVG; no network) with a slider and a play button
+// to scrub through training; the current step is marked on the curves.
+// "#step=N" at the end of the URL opens the snapshot nearest step N; "#selftest" moves the
+// slider from the first snapshot to the last and back, then writes what it saw into the page
+// (an element with id "selftest"), for the headless-browser test.
+// Takes plain data: viz/ knows nothing of models.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace heed {
+
+struct FilmFrame {
+  int64_t step = 0;                        // training steps done when it was taken
+  real loss = 0;                           // mean training loss since the previous frame (NaN: none)
+  real exact = 0;                          // held-out exact accuracy, in [0, 1]
+  std::vector<std::string> output;         // (T) the tokens the model wrote for the example
+  std::vector<std::vector<real>> weights;  // (T, S) their attention
+};
+
+struct Film {
+  std::string title;                   // e.g. "additive attention learning reverse"
+  std::string caption;                 // one line under the title: model, sizes, run
+  std::vector<std::string> source;     // (S) the example's source tokens
+  std::vector<std::string> reference;  // (T) what the model should write (ending in <eos>)
+  std::vector<FilmFrame> frames;       // in order of step
+};
+
+// heed::Error naming the frame when the film is empty, steps do not increase, or a frame's
+// sizes differ from the source's and the reference's (weights as for terminal_heatmap).
+void check_film(const Film& film);
+
+// The page. Weights are stored rounded to 1/1000 (the picture cannot show finer), so a
+// 2000-step run of reverse 5-10 filmed every 10 steps takes about 100 kB.
+std::string html_film(const Film& film);
+
+}  // namespace heed
