@@ -27,6 +27,11 @@ real step_memory_bytes(const ModelConfig& c, int64_t batch, int64_t max_len) {
   real elements = 20 * B * (S + T) * (G * H + D + E + V) + 8 * B * S * T;
   if (c.model == "additive") elements += 6 * B * S * T * H;
   if (c.model == "location") elements += 4 * B * T * static_cast<real>(c.max_src_len);
+  if (c.model == "transformer") {  // per layer: ~30 saved (B, ., D) tensors, the FF's (B, ., F), the weights
+    const real N = static_cast<real>(c.layers), h = static_cast<real>(c.heads), F = static_cast<real>(c.ff);
+    elements = 20 * B * T * V + N * (2 * 30 * B * (S + T) * E + 2 * 6 * B * (S + T) * F +
+                                     2 * 8 * h * B * (S * S + T * T + T * S));
+  }
   return elements * static_cast<real>(sizeof(real));
 }
 
@@ -115,6 +120,14 @@ void check_finite_values(const Seq2Seq& model, int64_t step, real lr) {
   }
 }
 
+// Training mode (dropout on, for the models that have it) for the length of a run, off again at
+// its end or at an error.
+struct TrainingMode {
+  TrainingMode(Seq2Seq& m, uint64_t seed) : model(m) { model.set_training(true, seed); }
+  ~TrainingMode() { model.set_training(false); }
+  Seq2Seq& model;
+};
+
 }  // namespace
 
 TrainResult train(Seq2Seq& model, const Task& task, const TrainOptions& opt,
@@ -124,6 +137,9 @@ TrainResult train(Seq2Seq& model, const Task& task, const TrainOptions& opt,
   auto params = model.parameters();
   Adam adam(params, opt.lr);
   Generator data(opt.seed);
+  // Dropout's masks come from a stream of their own, so the data stream (and every model without
+  // dropout) is untouched.
+  TrainingMode training(model, Generator(~opt.seed).next_u64());
   TrainResult result;
   auto start = std::chrono::steady_clock::now();
   for (int64_t t = 0; t < opt.steps; ++t) {
