@@ -4,6 +4,7 @@
 #   make tutorials      run every chapter program (ARGS=--quick for the short versions)
 #   make tutorial-NN    build and run chapter NN, e.g. make tutorial-03 ARGS=--quick
 #   make check-chapters  run the long chapter programs and compare with their text
+#   make exercises      check every chapter's exercises (make exercise-NN: one chapter; exercises/)
 #   make bench          time a training step of every benchmark model at configurations S and M
 #   make sanitize       everything under AddressSanitizer, LeakSanitizer and UBSan: tests + a CLI run
 #   make fuzz           fuzz the checkpoint loader and the CLI parsing (FUZZ_SECONDS=60 per target)
@@ -36,6 +37,8 @@ obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(1))
 .DEFAULT_GOAL := all
 
 all: $(LIB) $(HEED) $(TESTS) $(CHAPTER_BINS)
+
+include exercises/exercises.mk
 
 $(BUILD)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)

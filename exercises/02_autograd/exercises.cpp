@@ -1,0 +1,20 @@
+// Chapter 02: write these three backward functions, then run `make exercise-02`.
+// Everything in tensor/ops.h is at hand: mul, sub, add, neg, matmul, matmul_nt (A B^T),
+// matmul_tn (A^T B), transpose, Tensor::ones ...
+#include "exercises/02_autograd/exercises.h"
+
+namespace heed::student {
+
+Tensor tanh_backward(const Tensor& x, const Tensor& y, const Tensor& dy) {
+  not_done("write tanh_backward: dx = dy * (the derivative of tanh, from y)");
+}
+
+std::pair<Tensor, Tensor> mul_backward(const Tensor& a, const Tensor& b, const Tensor& dy) {
+  not_done("write mul_backward: da and db for y = a * b");
+}
+
+std::pair<Tensor, Tensor> matmul_backward(const Tensor& a, const Tensor& b, const Tensor& dy) {
+  not_done("write matmul_backward: da (M, K) and db (K, N) for y = a b, from dy (M, N)");
+}
+
+}  // namespace heed::student

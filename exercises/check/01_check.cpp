@@ -1,0 +1,50 @@
+// Chapter 01's checks: each kernel against the library's own (tensor/ops.h) on random inputs of
+// several shapes, including sizes of 1, and softmax on logits large enough to overflow exp.
+#include "exercises/01_tensors/exercises.h"
+#include "exercises/check/check.h"
+#include "exercises/check/01_check.h"
+
+namespace heed::check {
+
+std::vector<Exercise> exercises_01(const Impl01& impl) {
+  return {
+      {"broadcast_add",
+       [impl] {
+         Generator gen(101);
+         const std::vector<std::pair<Shape, Shape>> cases = {
+             {{3, 4}, {3, 4}}, {{3, 4}, {1, 4}}, {{3, 4}, {3, 1}}, {{3, 1}, {1, 4}}, {{1, 4}, {3, 1}}, {{1, 1}, {2, 5}}};
+         for (const auto& [sa, sb] : cases) {
+           Tensor a = random(sa, gen), b = random(sb, gen);
+           expect_close(impl.broadcast_add(a, b), add(a, b), "broadcast_add(a, b)",
+                        describe("a", a) + "\n  " + describe("b", b));
+         }
+       }},
+      {"matmul_loops",
+       [impl] {
+         Generator gen(102);
+         const std::vector<std::array<int64_t, 3>> cases = {{2, 3, 4}, {1, 5, 1}, {4, 1, 3}, {3, 3, 3}, {7, 6, 5}};
+         for (auto [M, K, N] : cases) {
+           Tensor a = random({M, K}, gen), b = random({K, N}, gen);
+           expect_close(impl.matmul_loops(a, b), matmul(a, b), "matmul_loops(a, b)",
+                        describe("a", a) + "\n  " + describe("b", b), 1e-12, 1e-12);
+         }
+       }},
+      {"softmax_rows",
+       [impl] {
+         Generator gen(103);
+         for (Shape s : {Shape{2, 3}, Shape{1, 5}, Shape{4, 1}, Shape{3, 7}}) {
+           Tensor x = random(s, gen, -3, 3);
+           expect_close(impl.softmax_rows(x), softmax(x, 1), "softmax_rows(x)", describe("x", x), 1e-12, 1e-15);
+         }
+         // Logits far beyond exp's range (exp(710) is inf): the max shift keeps them finite.
+         Tensor big({2, 3}, {1000, 999, 998, -1000, -1001, -1005});
+         expect_close(impl.softmax_rows(big), softmax(big, 1), "softmax_rows(x) on large logits", describe("x", big),
+                      1e-12, 1e-15);
+       }},
+  };
+}
+
+static Register reg({"01", "exercises/01_tensors", "student",
+                         [] { return exercises_01(HEED_IMPL_01(heed::student)); }});
+
+}  // namespace heed::check

@@ -1,0 +1,17 @@
+// Chapter 02's functions to check, as a table, and their checks.
+#pragma once
+
+#include "exercises/check/check.h"
+
+namespace heed::check {
+
+struct Impl02 {
+  Tensor (*tanh_backward)(const Tensor&, const Tensor&, const Tensor&);
+  std::pair<Tensor, Tensor> (*mul_backward)(const Tensor&, const Tensor&, const Tensor&);
+  std::pair<Tensor, Tensor> (*matmul_backward)(const Tensor&, const Tensor&, const Tensor&);
+};
+#define HEED_IMPL_02(ns) Impl02{ns::tanh_backward, ns::mul_backward, ns::matmul_backward}
+
+std::vector<Exercise> exercises_02(const Impl02& impl);
+
+}  // namespace heed::check

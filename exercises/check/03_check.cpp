@@ -1,0 +1,73 @@
+// Chapter 03's checks. numeric_gradient against derivatives known in closed form, at eps 1e-3,
+// where a central difference is good to about 1e-6 and a one-sided one only to about 1e-3; the
+// two backward functions become graph ops and are gradient-checked by the library's gradcheck.
+#include <cmath>
+
+#include "exercises/03_gradient_checking/exercises.h"
+#include "exercises/check/03_check.h"
+
+namespace heed::check {
+
+std::vector<Exercise> exercises_03(const Impl03& impl) {
+  return {
+      {"numeric_gradient",
+       [impl] {
+         Generator gen(301);
+         // f(x) = sum_i exp(x_i) * x_i^2, df/dx_i = exp(x_i) (x_i^2 + 2 x_i).
+         auto f = [](const Tensor& x) {
+           real s = 0;
+           for (int64_t i = 0; i < x.numel(); ++i) s += std::exp(x[i]) * x[i] * x[i];
+           return s;
+         };
+         for (Shape s : {Shape{2, 3}, Shape{1}, Shape{4}}) {
+           Tensor x = random(s, gen, -1.5, 1.5);
+           Tensor expected = Tensor::zeros(s);
+           for (int64_t i = 0; i < x.numel(); ++i) expected[i] = std::exp(x[i]) * (x[i] * x[i] + 2 * x[i]);
+           const Tensor before = x;
+           Tensor got = impl.numeric_gradient(f, x, 1e-3);
+           if (!equal(x, before)) wrong("numeric_gradient changed its input x");
+           expect_close(got, expected, "numeric_gradient(f, x, 1e-3) for f(x) = sum exp(x) x^2",
+                        describe("x", x), 1e-5, 1e-6);
+         }
+       }},
+      {"softplus_backward",
+       [impl] {
+         Generator gen(302);
+         for (Shape s : {Shape{2, 3}, Shape{1}}) {
+           Tensor x = random(s, gen, -3, 3);
+           expect_gradcheck(
+               "softplus with your softplus_backward",
+               [&](const std::vector<Var>& v) {
+                 Tensor y = log(add(exp(v[0].value()), 1.0));
+                 Var xv = v[0];
+                 return custom_op("softplus", {xv}, y, [impl, xv](const Tensor& dy) {
+                   return std::vector<Tensor>{impl.softplus_backward(xv.value(), dy)};
+                 });
+               },
+               {x}, describe("x", x));
+         }
+       }},
+      {"div_backward",
+       [impl] {
+         Generator gen(303);
+         for (Shape s : {Shape{2, 3}, Shape{1}}) {
+           Tensor a = random(s, gen, -2, 2), b = random(s, gen, 0.5, 2);
+           expect_gradcheck(
+               "a / b with your div_backward",
+               [&](const std::vector<Var>& v) {
+                 Var a = v[0], b = v[1];
+                 return custom_op("div", {a, b}, div(a.value(), b.value()), [impl, a, b](const Tensor& dy) {
+                   auto [da, db] = impl.div_backward(a.value(), b.value(), dy);
+                   return std::vector<Tensor>{da, db};
+                 });
+               },
+               {a, b}, describe("a", a) + "\n  " + describe("b", b));
+         }
+       }},
+  };
+}
+
+static Register reg({"03", "exercises/03_gradient_checking", "student",
+                     [] { return exercises_03(HEED_IMPL_03(heed::student)); }});
+
+}  // namespace heed::check

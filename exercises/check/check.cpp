@@ -1,0 +1,115 @@
+#include "exercises/check/check.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace heed::check {
+
+void wrong(const std::string& message) { throw Wrong(message); }
+
+Outcome run(const Exercise& e) {
+  try {
+    e.check();
+    return {Status::kPassed, ""};
+  } catch (const NotDone& n) {
+    return {Status::kNotDone, n.what()};
+  } catch (const Wrong& w) {
+    return {Status::kWrong, w.what()};
+  } catch (const Error& err) {
+    return {Status::kWrong, std::string("it threw heed::Error: ") + err.what()};
+  } catch (const std::exception& err) {
+    return {Status::kWrong, std::string("it threw: ") + err.what()};
+  }
+}
+
+const char* status_word(Status s) {
+  switch (s) {
+    case Status::kPassed: return "passed";
+    case Status::kNotDone: return "not done yet";
+    case Status::kWrong: return "wrong";
+  }
+  return "?";
+}
+
+std::vector<Chapter>& chapters() {
+  static std::vector<Chapter> all;
+  return all;
+}
+std::vector<WrongAnswer>& wrong_answers() {
+  static std::vector<WrongAnswer> all;
+  return all;
+}
+Register::Register(Chapter c) { chapters().push_back(std::move(c)); }
+RegisterWrong::RegisterWrong(WrongAnswer w) { wrong_answers().push_back(std::move(w)); }
+
+Tensor random(const Shape& shape, Generator& gen, real lo, real hi) { return Tensor::uniform(shape, lo, hi, gen); }
+
+std::string describe(const std::string& name, const Tensor& t) {
+  if (t.numel() <= 24) return name + " " + shape_str(t.shape()) + " = " + t.str(6);
+  return name + " of shape " + shape_str(t.shape());
+}
+
+namespace {
+
+std::string number(real v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+std::string index_str(int64_t flat, const Shape& shape) {
+  Shape idx(shape.size());
+  for (int64_t k = static_cast<int64_t>(shape.size()) - 1; k >= 0; --k) {
+    idx[k] = flat % shape[k];
+    flat /= shape[k];
+  }
+  return shape_str(idx);
+}
+
+}  // namespace
+
+void expect_shape(const Tensor& got, const Shape& expected, const std::string& what, const std::string& input) {
+  if (got.shape() != expected)
+    wrong(what + " has shape " + shape_str(got.shape()) + ", expected " + shape_str(expected) + "\n  input: " + input);
+}
+
+void expect_close(const Tensor& got, const Tensor& expected, const std::string& what, const std::string& input,
+                  real rtol, real atol) {
+  expect_shape(got, expected.shape(), what, input);
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    real g = got[i], e = expected[i];
+    bool ok = std::isfinite(e) ? std::fabs(g - e) <= atol + rtol * std::fabs(e) : (g == e || (std::isnan(g) && std::isnan(e)));
+    if (!ok)
+      wrong(what + (got.dim() ? " differs at element " + index_str(i, got.shape()) : std::string(" is wrong")) + ": expected " + number(e) + ", got " +
+            number(g) + "\n  input: " + input + (got.numel() <= 24 ? "\n  got      " + got.str(6) + "\n  expected " + expected.str(6) : ""));
+  }
+}
+
+void expect_gradcheck(const std::string& what, const std::function<Var(const std::vector<Var>&)>& f,
+                      const std::vector<Tensor>& inputs, const std::string& input_text) {
+  GradcheckOptions opt;
+  opt.name = what;
+  GradcheckReport r = gradcheck(f, inputs, opt);
+  if (!r.ok) wrong(r.str() + "\n  input: " + input_text);
+}
+
+Var custom_op(const char* name, const std::vector<Var>& inputs, Tensor value,
+              std::function<std::vector<Tensor>(const Tensor& dy)> backward) {
+  // Uses Node's fields until autograd offers layers a documented interface for their own ops.
+  std::string op = name;
+  return make_var(std::move(value), name, inputs, [backward, op](Node& self) {
+    std::vector<Tensor> grads = backward(self.grad);
+    if (grads.size() != self.inputs.size())
+      wrong(op + ": returned " + std::to_string(grads.size()) + " gradients for " +
+            std::to_string(self.inputs.size()) + " inputs");
+    for (size_t i = 0; i < grads.size(); ++i) {
+      Node* in = self.inputs[i].get();
+      if (grads[i].shape() != in->value.shape())
+        wrong(op + ": the gradient of input " + std::to_string(i) + " has shape " + shape_str(grads[i].shape()) +
+              ", but that input has shape " + shape_str(in->value.shape()));
+      if (in->requires_grad) in->accumulate(grads[i]);
+    }
+  });
+}
+
+}  // namespace heed::check

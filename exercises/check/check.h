@@ -1,0 +1,83 @@
+// The exercise checker. Each chapter's checks (NN_check.cpp) turn an implementation (a table of
+// the functions a student writes) into a list of Exercises; running one gives passed, not done
+// yet (the function threw NotDone) or wrong, with what was expected, what came back and on which
+// input. Implementations register themselves by variant: "student" (exercises/NN_topic/, the
+// binary build/exercise-NN), "solution" (exercises/solutions/), and the wrong answers
+// (tests/exercises/), which only the self-test (build/exercise-selftest, run by make test) links.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autograd/functions.h"
+#include "autograd/gradcheck.h"
+#include "exercises/not_done.h"
+#include "tensor/random.h"
+
+namespace heed::check {
+
+// A check's verdict that the answer is wrong; the message says how.
+class Wrong : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+[[noreturn]] void wrong(const std::string& message);
+
+struct Exercise {
+  std::string name;                 // the function to write, e.g. "tanh_backward"
+  std::function<void()> check;      // throws Wrong (or the student's NotDone) unless right
+};
+
+enum class Status { kPassed, kNotDone, kWrong };
+struct Outcome {
+  Status status = Status::kPassed;
+  std::string detail;  // the not_done text, or what is wrong
+};
+// Runs one check: NotDone -> not done yet; Wrong, heed::Error or any other exception -> wrong.
+Outcome run(const Exercise& e);
+const char* status_word(Status s);  // "passed", "not done yet", "wrong"
+
+// ---- registration (static objects in the check, solution and wrong-answer files)
+struct Chapter {
+  std::string number;   // "02"
+  std::string folder;   // "exercises/02_autograd"
+  std::string variant;  // "student" or "solution"
+  std::function<std::vector<Exercise>()> make;
+};
+struct WrongAnswer {
+  std::string number;    // the chapter
+  std::string exercise;  // which exercise it gets wrong
+  std::string mistake;   // what is wrong with it
+  std::function<std::vector<Exercise>()> make;  // the solution with that one function replaced
+};
+struct Register {
+  explicit Register(Chapter c);
+};
+struct RegisterWrong {
+  explicit RegisterWrong(WrongAnswer w);
+};
+std::vector<Chapter>& chapters();
+std::vector<WrongAnswer>& wrong_answers();
+
+// ---- helpers for checks
+// Uniform in [lo, hi), drawn from gen.
+Tensor random(const Shape& shape, Generator& gen, real lo = -1, real hi = 1);
+// "x [2, 3] = tensor([[...]])", or just its shape when it is large: names a check's input.
+std::string describe(const std::string& name, const Tensor& t);
+// Throws Wrong unless got has expected's shape and every element is within atol + rtol |expected|;
+// the message names `what`, the first element that differs, both values, and `input`.
+void expect_close(const Tensor& got, const Tensor& expected, const std::string& what, const std::string& input,
+                  real rtol = 1e-9, real atol = 1e-12);
+void expect_shape(const Tensor& got, const Shape& expected, const std::string& what, const std::string& input);
+// A gradient check of f in double by central differences; Wrong with the report's table unless it passes.
+void expect_gradcheck(const std::string& what, const std::function<Var(const std::vector<Var>&)>& f,
+                      const std::vector<Tensor>& inputs, const std::string& input_text);
+
+// A differentiable op from a value and a plain backward function on tensors: backward(dy)
+// returns one gradient per input (the shape of that input). This is how a student's backward
+// of chapter 02 or 04 becomes part of a graph that gradcheck can test.
+Var custom_op(const char* name, const std::vector<Var>& inputs, Tensor value,
+              std::function<std::vector<Tensor>(const Tensor& dy)> backward);
+
+}  // namespace heed::check

@@ -1,0 +1,74 @@
+// Chapter 01: the solutions registered for the self-test, and plausible wrong answers its checks
+// must reject. Not for students' eyes: these are the mistakes the checks are built to catch.
+#include <cmath>
+
+#include "exercises/check/01_check.h"
+#define student solution
+#include "exercises/01_tensors/exercises.h"
+#undef student
+
+namespace heed::check {
+namespace {
+
+// Forgets that b may vary along rows: always reads b's first row.
+Tensor add_first_row(const Tensor& a, const Tensor& b) {
+  const int64_t R = std::max(a.shape()[0], b.shape()[0]), C = std::max(a.shape()[1], b.shape()[1]);
+  const int64_t ra = a.shape()[0], ca = a.shape()[1], cb = b.shape()[1];
+  Tensor out = Tensor::zeros({R, C});
+  for (int64_t i = 0; i < R; ++i)
+    for (int64_t j = 0; j < C; ++j)
+      out[i * C + j] = a[(ra == 1 ? 0 : i) * ca + (ca == 1 ? 0 : j)] + b[cb == 1 ? 0 : j];
+  return out;
+}
+
+// Reads B as if it were stored transposed: B[j, k] instead of B[k, j] (right only when square
+// and symmetric).
+Tensor matmul_transposed_b(const Tensor& a, const Tensor& b) {
+  const int64_t M = a.shape()[0], K = a.shape()[1], N = b.shape()[1];
+  Tensor c = Tensor::zeros({M, N});
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      real s = 0;
+      for (int64_t k = 0; k < K; ++k) s += a[i * K + k] * b[(j * K + k) % (K * N)];
+      c[i * N + j] = s;
+    }
+  return c;
+}
+
+// No max shift: exp overflows to inf on large logits, and inf / inf is NaN.
+Tensor softmax_unshifted(const Tensor& x) {
+  const int64_t N = x.shape()[0], D = x.shape()[1];
+  Tensor y = Tensor::zeros({N, D});
+  for (int64_t i = 0; i < N; ++i) {
+    real s = 0;
+    for (int64_t j = 0; j < D; ++j) s += y[i * D + j] = std::exp(x[i * D + j]);
+    for (int64_t j = 0; j < D; ++j) y[i * D + j] /= s;
+  }
+  return y;
+}
+
+// Normalises over the columns instead of the rows.
+Tensor softmax_columns(const Tensor& x) {
+  return softmax(x, 0);
+}
+
+Impl01 solution() { return HEED_IMPL_01(heed::solution); }
+template <class F>
+Impl01 with(F change) {
+  Impl01 impl = solution();
+  change(impl);
+  return impl;
+}
+
+Register sol({"01", "exercises/01_tensors", "solution", [] { return exercises_01(solution()); }});
+RegisterWrong w1({"01", "broadcast_add", "reads b's first row only",
+             [] { return exercises_01(with([](Impl01& i) { i.broadcast_add = add_first_row; })); }});
+RegisterWrong w2({"01", "matmul_loops", "indexes B as B[j, k]",
+             [] { return exercises_01(with([](Impl01& i) { i.matmul_loops = matmul_transposed_b; })); }});
+RegisterWrong w3({"01", "softmax_rows", "no max shift: NaN on large logits",
+             [] { return exercises_01(with([](Impl01& i) { i.softmax_rows = softmax_unshifted; })); }});
+RegisterWrong w4({"01", "softmax_rows", "normalises columns",
+             [] { return exercises_01(with([](Impl01& i) { i.softmax_rows = softmax_columns; })); }});
+
+}  // namespace
+}  // namespace heed::check
