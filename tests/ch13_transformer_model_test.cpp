@@ -13,6 +13,7 @@
 #include "models/train.h"
 #include "nn/checkpoint.h"
 #include "nn/loss.h"
+#include "tests/chapter_check.h"
 #include "tests/heed_cli.h"
 
 using namespace heed;
@@ -246,4 +247,6 @@ TEST_SUITE("ch13_transformer_model") {
       CHECK(r.err.find(words) != std::string::npos);
     }
   }
+
+  TEST_CASE("chapter 13 shows what its program prints") { check_chapter("tutorials/13_transformer"); }
 }
