@@ -57,6 +57,8 @@ DecoderState select_rows(const DecoderState& st, const std::vector<int64_t>& row
   out.values = pick(st.values);  // (K, S, D*H)
   out.mask = index_select(st.mask, rows);  // (K, S)
   out.feed = pick(st.feed);   // (K, H), input feeding only
+  for (const Var& c : st.cache) out.cache.push_back(pick(c));  // transformer: (K, t, D) per layer
+  out.position = st.position;
   return out;
 }
 

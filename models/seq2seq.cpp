@@ -1,6 +1,7 @@
 #include "models/seq2seq.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "autograd/functions.h"
 #include "models/vocab.h"
@@ -30,9 +31,9 @@ int64_t parse_int(const std::map<std::string, std::string>& meta, const std::str
 }  // namespace
 
 void ModelConfig::validate() const {
-  if (model != "plain" && model != "additive" && !is_luong(model))
+  if (model != "plain" && model != "additive" && !is_luong(model) && model != "transformer")
     throw Error("model config: unknown model '" + model +
-                "' (choose plain, additive, general, dot, scaled, cosine or location)");
+                "' (choose plain, additive, general, dot, scaled, cosine, location or transformer)");
   if (cell != "gru" && cell != "lstm" && cell != "rnn")
     throw Error("model config: unknown cell '" + cell + "' (choose gru, lstm or rnn)");
   auto check = [](const char* name, int64_t v, int64_t lo, int64_t hi) {
@@ -45,6 +46,17 @@ void ModelConfig::validate() const {
   check("embed", embed, 1, 4096);
   check("hidden", hidden, 1, 4096);
   check("max_src_len", max_src_len, 1, 100000);
+  if (model == "transformer") {
+    check("layers", layers, 1, 64);
+    check("heads", heads, 1, 4096);
+    check("ff", ff, 1, 65536);
+    if (embed % heads != 0)
+      throw Error("model config: heads " + std::to_string(heads) + " must divide embed " + std::to_string(embed));
+    if (positions != "sinusoidal" && positions != "learned")
+      throw Error("model config: unknown positions '" + positions + "' (choose sinusoidal or learned)");
+    if (!(dropout >= 0 && dropout < 1))
+      throw Error("model config: dropout is " + std::to_string(dropout) + ", must be in [0, 1)");
+  }
   if (bidirectional && (model == "dot" || model == "scaled" || model == "cosine"))
     throw Error("model config: " + model + " attention compares s_t (" + std::to_string(hidden) +
                 ") with bidirectional states (" + std::to_string(2 * hidden) +
@@ -62,6 +74,15 @@ void ModelConfig::validate() const {
 
 int64_t ModelConfig::parameter_count() const {
   // Each factor is bounded by validate()'s ranges, so no product overflows int64.
+  if (model == "transformer") {
+    const int64_t D = embed, F = ff;
+    const int64_t attn = 3 * D * D + 3 * D + D * D + D, ffn = D * F + F + F * D + D, norm = 2 * D;
+    int64_t n = (src_vocab + tgt_vocab) * D + D * tgt_vocab + tgt_vocab;  // embeddings, out
+    if (positions == "learned") n += (2 * max_src_len + 1) * D;          // src_pos, tgt_pos
+    n += layers * (attn + ffn + 2 * norm) + norm;                        // encoder and its final norm
+    n += layers * (2 * attn + ffn + 3 * norm) + norm;                    // decoder and its final norm
+    return n;
+  }
   const int64_t g = cell == "lstm" ? 4 : cell == "gru" ? 3 : 1;  // gates
   const int64_t H = hidden, E = embed, D = bidirectional ? 2 * hidden : hidden;
   auto cell_params = [&](int64_t in) { return g * H * (in + H + 2); };  // weight_ih, weight_hh, two biases
@@ -81,13 +102,23 @@ int64_t ModelConfig::parameter_count() const {
 
 std::map<std::string, std::string> ModelConfig::to_metadata() const {
   std::map<std::string, std::string> meta = {{"model", model},
-                                              {"cell", cell},
-                                              {"src_vocab", std::to_string(src_vocab)},
-                                              {"tgt_vocab", std::to_string(tgt_vocab)},
-                                              {"embed", std::to_string(embed)},
-                                              {"hidden", std::to_string(hidden)},
-                                              {"bidirectional", bidirectional ? "1" : "0"},
-                                              {"max_src_len", std::to_string(max_src_len)}};
+          {"cell", cell},
+          {"src_vocab", std::to_string(src_vocab)},
+          {"tgt_vocab", std::to_string(tgt_vocab)},
+          {"embed", std::to_string(embed)},
+          {"hidden", std::to_string(hidden)},
+          {"bidirectional", bidirectional ? "1" : "0"},
+          {"max_src_len", std::to_string(max_src_len)}};
+  if (model == "transformer") {  // only then, so the recurrent models' checkpoints keep their bytes
+    char p[32];
+    std::snprintf(p, sizeof p, "%.17g", dropout);
+    meta.insert({{"layers", std::to_string(layers)},
+                 {"heads", std::to_string(heads)},
+                 {"ff", std::to_string(ff)},
+                 {"norm_first", norm_first ? "1" : "0"},
+                 {"positions", positions},
+                 {"dropout", p}});
+  }
   // input_feeding is written only when on, so that checkpoints without it keep their bytes.
   if (input_feeding) meta["input_feeding"] = "1";
   return meta;
@@ -109,6 +140,21 @@ ModelConfig ModelConfig::from_metadata(const std::map<std::string, std::string>&
   c.bidirectional = parse_int(meta, "bidirectional") != 0;
   c.max_src_len = parse_int(meta, "max_src_len");
   c.input_feeding = meta.count("input_feeding") && parse_int(meta, "input_feeding") != 0;
+  if (c.model == "transformer") {
+    c.layers = parse_int(meta, "layers");
+    c.heads = parse_int(meta, "heads");
+    c.ff = parse_int(meta, "ff");
+    c.norm_first = parse_int(meta, "norm_first") != 0;
+    c.positions = get("positions");
+    std::string d = get("dropout");
+    try {
+      size_t used = 0;
+      c.dropout = std::stod(d, &used);
+      if (used != d.size()) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+      throw Error("model config: 'dropout' is '" + d + "', not a number");
+    }
+  }
   c.validate();
   return c;
 }
@@ -118,17 +164,45 @@ static const ModelConfig& validated(const ModelConfig& c) {
   return c;
 }
 
+namespace {
+
+// What W_out reads: s_t, [s_t; c_t] (additive) or h~_t; the transformer's output (D = embed).
+int64_t out_features(const ModelConfig& c) {
+  if (c.model == "transformer") return c.embed;
+  return c.model == "additive" ? c.hidden + (c.bidirectional ? 2 : 1) * c.hidden : c.hidden;
+}
+
+}  // namespace
+
 Seq2Seq::Seq2Seq(const ModelConfig& config, Generator& gen)
     : config_(validated(config)),
       src_embed_(config.src_vocab, config.embed, gen, Vocab::kPad),
       tgt_embed_(config.tgt_vocab, config.embed, gen, Vocab::kPad),
-      encoder_(config.cell, config.embed, config.hidden, config.bidirectional, gen),
-      out_(config.model == "additive" ? config.hidden + encoder_.output_size() : config.hidden, config.tgt_vocab,
-           true, gen) {
-  const int64_t H = config.hidden, D = encoder_.output_size();
+      encoder_(config.model == "transformer"
+                   ? nullptr
+                   : std::make_unique<RecurrentEncoder>(config.cell, config.embed, config.hidden,
+                                                        config.bidirectional, gen)),
+      out_(out_features(config), config.tgt_vocab, true, gen) {
   register_module("src_embed", src_embed_);
   register_module("tgt_embed", tgt_embed_);
-  register_module("encoder", encoder_);
+  if (config.model == "transformer") {
+    TransformerSizes s{config.embed, config.layers,      config.heads,       config.ff,
+                       config.norm_first, config.positions == "learned", config.max_src_len, config.dropout};
+    transformer_ = std::make_unique<TransformerCore>(s, gen);
+    // N(0, 1/D) instead of N(0, 1): see models/transformer.h.
+    for (Embedding* e : {&src_embed_, &tgt_embed_})
+      for (real& w : e->weight.value().values()) w /= std::sqrt(static_cast<real>(config.embed));
+    if (transformer_->src_pos) {
+      register_module("src_pos", *transformer_->src_pos);
+      register_module("tgt_pos", *transformer_->tgt_pos);
+    }
+    register_module("encoder", transformer_->encoder);
+    register_module("decoder", transformer_->decoder);
+    register_module("out", out_);
+    return;
+  }
+  const int64_t H = config.hidden, D = encoder_->output_size();
+  register_module("encoder", *encoder_);
   if (config.bidirectional) {
     bridge_ = std::make_unique<Linear>(D, H, true, gen);
     register_module("bridge", *bridge_);
@@ -149,10 +223,36 @@ Seq2Seq::Seq2Seq(const ModelConfig& config, Generator& gen)
 
 DecoderState Seq2Seq::start(const Batch& batch) const { return start(batch, nullptr); }
 
+void Seq2Seq::set_training(bool on, uint64_t seed) {
+  if (transformer_) transformer_->set_training(on, seed);
+}
+
+void Seq2Seq::set_training(bool on) {
+  if (transformer_) transformer_->set_training(on);
+}
+
+std::string Seq2Seq::dropout_state() const {
+  return transformer_ && config_.dropout > 0 ? transformer_->dropout_generator().state() : "";
+}
+
+void Seq2Seq::set_dropout_state(const std::string& state) {
+  if (state.empty() && dropout_state().empty()) return;
+  if (state.empty() || dropout_state().empty())
+    throw Error("seq2seq: a dropout stream state is " + std::string(state.empty() ? "missing" : "given") +
+                " for a model " + (dropout_state().empty() ? "without" : "with") + " dropout");
+  transformer_->dropout_generator() = Generator::from_state(state);
+}
+
 DecoderState Seq2Seq::start(const Batch& batch, std::vector<Var>* encoder_steps) const {
+  if (transformer_) {
+    if (encoder_steps) throw Error("seq2seq: the transformer has no encoder steps to hand out");
+    DecoderState st;
+    transformer_->start(src_embed_, batch, st);
+    return st;
+  }
   const int64_t B = batch.batch, S = batch.src_len;
   Var x = reshape(src_embed_.forward(batch.src), {B, S, config_.embed});  // (B, S, E)
-  EncoderOutput enc = encoder_.forward(x, batch.lengths);
+  EncoderOutput enc = encoder_->forward(x, batch.lengths);
   if (encoder_steps) *encoder_steps = enc.steps;
   DecoderState st;
   st.mask = length_mask(batch.lengths, S, "seq2seq");
@@ -169,6 +269,7 @@ DecoderState Seq2Seq::start(const Batch& batch, std::vector<Var>* encoder_steps)
 }
 
 StepOutput Seq2Seq::step(const std::vector<int64_t>& prev_tokens, DecoderState& st) const {
+  if (transformer_) return transformer_->step(tgt_embed_, prev_tokens, st);
   Var y = tgt_embed_.forward(prev_tokens);  // (B, E)
   StepOutput o;
   if (config_.model == "plain") {
@@ -190,6 +291,8 @@ StepOutput Seq2Seq::step(const std::vector<int64_t>& prev_tokens, DecoderState& 
 }
 
 Var Seq2Seq::forward(const Batch& batch) const {
+  if (transformer_)  // every target position at once, teacher forced: no loop over time
+    return out_.forward(transformer_->decode(tgt_embed_, batch, transformer_->encode(src_embed_, batch)));
   const int64_t B = batch.batch, T = batch.tgt_len;
   DecoderState st = start(batch);
   std::vector<Var> outs;
@@ -215,7 +318,7 @@ Decoded Seq2Seq::greedy(const Batch& batch, int64_t steps) const {
   d.tokens.assign(B, {});
   d.log_prob.assign(B, 0);
   d.token_log_prob.assign(B, {});
-  if (score_) d.attention.assign(B, {});
+  if (has_attention()) d.attention.assign(B, {});
   std::vector<int64_t> prev(B, Vocab::kBos);
   for (int64_t t = 0; t < steps; ++t) {
     StepOutput o = step(prev, st);
@@ -227,7 +330,7 @@ Decoded Seq2Seq::greedy(const Batch& batch, int64_t steps) const {
       d.tokens[b].push_back(prev[b]);
       d.log_prob[b] += logp[b * V + prev[b]];
       d.token_log_prob[b].push_back(logp[b * V + prev[b]]);
-      if (score_) {
+      if (has_attention()) {
         const real* w = o.weights.value().data() + b * S;
         d.attention[b].emplace_back(w, w + S);
       }

@@ -9,6 +9,7 @@
 // All: separate source and target embeddings, a recurrent encoder (gru, lstm or rnn; optionally
 // bidirectional, bridged to the decoder by a tanh layer), decoder initial state = the encoder
 // state at the last real source position, teacher forcing in training.
+//   transformer  no recurrence: models/transformer.h (encoder and decoder stacks of attention)
 #pragma once
 
 #include <map>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "models/tasks.h"
+#include "models/transformer.h"
 #include "nn/attention.h"
 #include "nn/embedding.h"
 #include "nn/encoder.h"
@@ -25,13 +27,18 @@
 namespace heed {
 
 struct ModelConfig {
-  std::string model = "additive";  // plain, additive, general, dot, scaled, cosine, location
+  std::string model = "additive";  // plain, additive, general, dot, scaled, cosine, location, transformer
   std::string cell = "gru";        // gru, lstm, rnn
   int64_t src_vocab = 13, tgt_vocab = 13;  // sizes including the three specials
   int64_t embed = 32, hidden = 64;
   bool bidirectional = false;
-  int64_t max_src_len = 64;  // the positions location attention can address
+  int64_t max_src_len = 64;  // the positions location attention (and learned positions) can address
   bool input_feeding = false;  // Luong models only: the cell reads [emb(y_{t-1}); h~_{t-1}]
+  // transformer only (its width D is `embed`; cell, hidden and bidirectional are unused):
+  int64_t layers = 2, heads = 4, ff = 128;  // N encoder and N decoder layers, h heads, FF width
+  bool norm_first = false;                  // pre-norm; false: post-norm, as the paper
+  std::string positions = "sinusoidal";     // sinusoidal or learned
+  real dropout = 0;
 
   // Throws heed::Error naming the field and value when something is out of range, and when the
   // model would have more than kMaxParameters parameters.
@@ -53,6 +60,8 @@ struct DecoderState {
   Var values;      // encoder states (B, S, D*H)
   Tensor mask;     // (B, S), 1 at real source positions
   Var feed;        // (B, H) h~_{t-1} for input feeding (zeros before the first step); else empty
+  std::vector<Var> cache;  // transformer: each decoder layer's inputs so far (B, t, D)
+  int64_t position = 0;    // transformer: steps taken
 };
 
 struct StepOutput {
@@ -89,11 +98,26 @@ class Seq2Seq : public Module {
   const Score* attention_score() const { return score_.get(); }
 
   const ModelConfig& config() const { return config_; }
+  bool has_attention() const { return score_ || transformer_; }
+  // Dropout (transformer only) acts while training is on. The two-argument form also starts
+  // the masks' stream at Generator(seed); the one-argument form switches the mode alone, so the
+  // stream carries on where it was (train()'s Trainer turns training on for each step's forward
+  // and backward only). The stream's state travels in a training checkpoint ("" when there is
+  // no dropout), so a resumed run draws the masks the run that never stopped would have drawn.
+  void set_training(bool on, uint64_t seed);
+  void set_training(bool on);
+  std::string dropout_state() const;
+  void set_dropout_state(const std::string& state);
+  // The transformer's parts; nullptr for the recurrent models.
+  const TransformerCore* transformer() const { return transformer_.get(); }
+  const Embedding& src_embed() const { return src_embed_; }
+  const Embedding& tgt_embed() const { return tgt_embed_; }
 
  private:
   ModelConfig config_;
   Embedding src_embed_, tgt_embed_;
-  RecurrentEncoder encoder_;
+  std::unique_ptr<RecurrentEncoder> encoder_;  // recurrent models
+  std::unique_ptr<TransformerCore> transformer_;
   std::unique_ptr<Linear> bridge_;   // bidirectional only: h0 = tanh(bridge [h_fwd; h_bwd])
   std::unique_ptr<Cell> decoder_;
   std::unique_ptr<Score> score_;     // empty for plain

@@ -26,6 +26,11 @@ real step_memory_bytes(const ModelConfig& c, int64_t batch, int64_t max_len) {
   real elements = 20 * B * (S + T) * (G * H + D + E + V) + 8 * B * S * T;
   if (c.model == "additive") elements += 6 * B * S * T * H;
   if (c.model == "location") elements += 4 * B * T * static_cast<real>(c.max_src_len);
+  if (c.model == "transformer") {  // per layer: ~30 saved (B, ., D) tensors, the FF's (B, ., F), the weights
+    const real N = static_cast<real>(c.layers), h = static_cast<real>(c.heads), F = static_cast<real>(c.ff);
+    elements = 20 * B * T * V + N * (2 * 30 * B * (S + T) * E + 2 * 6 * B * (S + T) * F +
+                                     2 * 8 * h * B * (S * S + T * T + T * S));
+  }
   return elements * static_cast<real>(sizeof(real));
 }
 
@@ -114,17 +119,30 @@ void check_finite_values(const Seq2Seq& model, int64_t step, real lr) {
   }
 }
 
+// Training mode (dropout on, for the models that have it) for one step, off again after it or
+// at an error, so that what runs between steps (a film's snapshot, the
+// held-out score) sees the model as eval and predict will.
+struct TrainingMode {
+  explicit TrainingMode(Seq2Seq& m) : model(m) { model.set_training(true); }
+  ~TrainingMode() { model.set_training(false); }
+  Seq2Seq& model;
+};
+
 }  // namespace
 
 Trainer::Trainer(Seq2Seq& model, const Task& task, const TrainOptions& opt)
     : model_(model), task_(task), opt_(opt), params_(model.parameters()), adam_(params_, opt.lr), data_(opt.seed) {
   validate(opt);
   check_step_memory(model.config(), opt.batch, task.max_len());
+  // Dropout's masks come from a stream of their own, so the data stream (and every model without
+  // dropout) is untouched.
+  model.set_training(false, Generator(~opt.seed).next_u64());
   start_ = std::chrono::steady_clock::now();
 }
 
 Progress Trainer::step() {
   const int64_t t = step_;
+  TrainingMode training(model_);  // dropout on (transformer) until this step returns
   Batch batch = sample_batch(task_, data_, opt_.batch);
   Var logits = reshape(model_.forward(batch), {-1, model_.config().tgt_vocab});  // (B*T, V)
   Var loss = cross_entropy(logits, batch.tgt_out, Vocab::kPad);
@@ -159,6 +177,7 @@ TrainingState Trainer::state() const {
   s.exp_avg = adam_.exp_avg();
   s.exp_avg_sq = adam_.exp_avg_sq();
   s.recent_losses = recent_;
+  s.dropout_generator = model_.dropout_state();
   return s;
 }
 
@@ -171,7 +190,14 @@ void Trainer::restore(const TrainingState& s) {
     throw Error("train: the saved run holds " + std::to_string(s.recent_losses.size()) + " recent losses after " +
                 std::to_string(s.step) + " steps");
   Generator data = Generator::from_state(s.data_generator);
-  adam_.load_state(s.adam_steps, s.exp_avg, s.exp_avg_sq);  // checks the moments; last, as it changes adam_
+  std::string dropout_before = model_.dropout_state();
+  model_.set_dropout_state(s.dropout_generator);  // checked: present exactly when the model has dropout
+  try {
+    adam_.load_state(s.adam_steps, s.exp_avg, s.exp_avg_sq);  // checks the moments
+  } catch (...) {
+    model_.set_dropout_state(dropout_before);  // nothing changed
+    throw;
+  }
   data_ = data;
   step_ = s.step;
   recent_ = s.recent_losses;

@@ -53,6 +53,7 @@ struct TrainingState {
   int64_t adam_steps = 0;       // Adam's step count (equals `step`, kept apart as torch does)
   std::vector<Tensor> exp_avg, exp_avg_sq;  // Adam's moments, one per parameter
   std::vector<real> recent_losses;  // the last kRecentLosses losses, oldest first
+  std::string dropout_generator;    // the dropout masks' stream (Seq2Seq::dropout_state), "" without dropout
   static constexpr int64_t kRecentLosses = 50;
 };
 

@@ -62,18 +62,23 @@ TEST_SUITE("ch04_resume") {
     struct Case {
       const char *model, *cell;
       std::vector<Leg> legs;
+      const char* sizes = nullptr;  // instead of kSmall
     };
     const std::vector<Case> cases = {
         {"plain", "gru", {{"INT", 1, 0}, {"TERM", 12, 0}, {"KILL", 20, 4}}},            // killed before the save at 20
         {"plain", "lstm", {{"KILL", 9, 4}, {"INT", 10, 0}, {"TERM", 11, 0}}},          // resumes at 8
         {"additive", "gru", {{"INT", 7, 0}, {"TERM", 16, 0}, {"KILL", 23, 5}}},        // resumes at 20
-        {"additive", "lstm", {{"TERM", 3, 0}, {"KILL", 22, 7}, {"INT", 30, 0}}}};      // the last step
+        {"additive", "lstm", {{"TERM", 3, 0}, {"KILL", 22, 7}, {"INT", 30, 0}}},       // the last step
+        // Dropout's masks come from a stream of their own, saved beside the data stream's.
+        {"transformer", "gru", {{"INT", 6, 0}, {"KILL", 17, 5}, {"TERM", 24, 0}},
+         "--min-len 2 --max-len 5 --embed 8 --heads 2 --ff 12 --layers 1 --dropout 0.2 --batch 4 --eval-samples 10"}};
     const int steps = 30;
     for (const Case& c : cases) {
       CAPTURE(c.model);
       CAPTURE(c.cell);
       Scratch s(std::string("resume-") + c.model + "-" + c.cell);
-      const std::string run = "train --model " + std::string(c.model) + " --cell " + c.cell + " " + kSmall +
+      const std::string run = "train --model " + std::string(c.model) + " --cell " + c.cell + " " +
+                              (c.sizes ? c.sizes : kSmall) +
                               " --steps " + std::to_string(steps);
       const std::string full = s.path("full.st"), f = s.path("f.st");
       CliRun whole = s.heed(run + " --save " + full);

@@ -59,7 +59,7 @@ TEST_SUITE("ch06_seq2seq") {
         "train --steps ten",             // not a number
         "train --stepz 10",              // unknown flag
         "train --steps 5 --steps 6",     // repeated
-        "train --model transformer",     // unknown choice
+        "train --model perceiver",       // unknown choice
         "train --min-len 9 --max-len 3", // inconsistent
         "train --lr -1",                 // negative
         "train --hidden 1000000000",     // absurd size

@@ -117,7 +117,7 @@ TEST_SUITE("ch07_additive_attention") {
 
   TEST_CASE("model configurations are validated with clear messages") {
     Generator gen(6);
-    CHECK_THROWS_WITH_AS(Seq2Seq(tiny("transformer"), gen), doctest::Contains("unknown model 'transformer'"), Error);
+    CHECK_THROWS_WITH_AS(Seq2Seq(tiny("perceiver"), gen), doctest::Contains("unknown model 'perceiver'"), Error);
     CHECK_THROWS_WITH_AS(Seq2Seq(tiny("dot", "gru", true), gen), doctest::Contains("sizes differ"), Error);
     ModelConfig c = tiny("additive");
     c.hidden = 0;

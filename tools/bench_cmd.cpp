@@ -30,9 +30,10 @@ const char* kBenchHelp =
     "\n"
     "  --config S|M      the sizes of docs/models.md: S = E 32, H 64, batch 32, len 10;\n"
     "                    M = E 64, H 256, batch 64, len 30 (S)\n"
-    "  --model M         plain|additive|general|dot|scaled|cosine|location (additive)\n"
+    "  --model M         plain|additive|general|dot|scaled|cosine|location|transformer (additive)\n"
     "  --cell C          gru|lstm|rnn (gru)\n"
     "  --embed E, --hidden H, --batch B, --len L   override the configuration's sizes\n"
+    "%s"
     "  --steps N         timed steps (20), after --warmup N untimed ones (3)\n"
     "  --json            end stdout with one JSON object: model, embed, hidden, batch, len,\n"
     "                    ms_per_step, tokens_per_second, peak_rss_mb, step_peak_mb (and more)\n"
@@ -48,6 +49,14 @@ const char* kBenchHelp =
 // reference/pytorch/models.py counts them (docs/models.md); a training step is taken as 3x (forward + the two
 // products of each backward).
 real forward_flops(const ModelConfig& c, int64_t B, int64_t S, int64_t V) {
+  if (c.model == "transformer") {  // per layer: projections, scores and weighted sums, feed-forward
+    const real D = c.embed, F = c.ff, N = c.layers, T = S + 1;
+    real enc = 2 * B * S * 4 * D * D + 2 * 2 * B * S * S * D + 2 * B * S * 2 * D * F;
+    real dec = 2 * B * T * 4 * D * D + 2 * 2 * B * T * T * D                         // self-attention
+               + 2 * B * T * 2 * D * D + 2 * B * S * 2 * D * D + 2 * 2 * B * T * S * D  // cross-attention
+               + 2 * B * T * 2 * D * F;
+    return N * (enc + dec) + 2 * B * T * D * V;
+  }
   const real G = c.cell == "lstm" ? 4 : c.cell == "rnn" ? 1 : 3;
   const real E = c.embed, H = c.hidden, T = S + 1, D = (c.bidirectional ? 2 : 1) * H;
   real f = 2 * B * S * E * G * H * (D / H) + 2 * B * S * H * G * H * (D / H);  // encoder
@@ -87,15 +96,18 @@ real percentile(std::vector<real> xs, real q) {
 }  // namespace
 
 int cmd_bench(const std::vector<std::string>& argv) {
-  Args a("bench", argv, {"--config", "--model", "--cell", "--embed", "--hidden", "--batch", "--len", "--steps", "--warmup", "--watch-every"},
-         {"--json", "--help", "--watch"});
+  std::set<std::string> valued = {"--config", "--model", "--cell",  "--embed",  "--hidden",
+                                  "--batch",  "--len",   "--steps", "--warmup", "--watch-every"};
+  valued.insert(kTransformerFlags.begin(), kTransformerFlags.end());
+  Args a("bench", argv, valued, {"--json", "--help", "--watch", kTransformerSwitch});
   if (a.has("--help")) {
-    std::fputs(kBenchHelp, stdout);
+    std::printf(kBenchHelp, kTransformerHelp);
     return 0;
   }
   bool big = a.choice("--config", "S", {"S", "M"}) == "M";
   ModelConfig c;
-  c.model = a.choice("--model", "additive", {"plain", "additive", "general", "dot", "scaled", "cosine", "location"});
+  c.model =
+      a.choice("--model", "additive", {"plain", "additive", "general", "dot", "scaled", "cosine", "location", "transformer"});
   c.cell = a.choice("--cell", "gru", {"gru", "lstm", "rnn"});
   c.embed = a.integer("--embed", big ? 64 : 32, 1, 4096);
   c.hidden = a.integer("--hidden", big ? 256 : 64, 1, 4096);
@@ -111,6 +123,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
   ReverseTask task(V, L, L);
   c.src_vocab = c.tgt_vocab = task.src_vocab().size();
   c.max_src_len = L;
+  read_transformer_flags(a, c);
   c.validate();
   check_step_memory(c, B, L);  // before anything large is allocated
 

@@ -145,6 +145,24 @@ void check_task_vocab(const LoadedModel& m, const std::string& path) {
                 m.task->name() + ", which draws the data");
 }
 
+void read_transformer_flags(const Args& a, ModelConfig& c) {
+  if (c.model != "transformer") {
+    for (const std::string& f : kTransformerFlags)
+      if (a.has(f)) throw a.error(f + " is for --model transformer, not " + c.model);
+    if (a.has(kTransformerSwitch)) throw a.error(std::string(kTransformerSwitch) + " is for --model transformer, not " + c.model);
+    return;
+  }
+  if (a.has("--hidden")) throw a.error("--hidden is not used by the transformer: its width is --embed");
+  c.layers = a.integer("--layers", 2, 1, 64);
+  c.heads = a.integer("--heads", 4, 1, 4096);
+  c.ff = a.integer("--ff", 128, 1, 65536);
+  c.norm_first = a.has(kTransformerSwitch);
+  c.positions = a.choice("--positions", "sinusoidal", {"sinusoidal", "learned"});
+  c.dropout = a.has("--dropout") ? a.number("--dropout", 0, -1e-300, 0.99) : 0;
+  if (c.embed % c.heads != 0)
+    throw a.error("--heads " + std::to_string(c.heads) + " must divide --embed " + std::to_string(c.embed));
+}
+
 std::string format_duration(real seconds) {
   char buf[32];
   if (seconds < 60) std::snprintf(buf, sizeof buf, "%.1fs", seconds);

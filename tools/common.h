@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,19 @@ struct TrainPlan {
   WatchPlan watch;  // --watch, --film, --watch-every
 };
 TrainPlan parse_train_flags(const std::vector<std::string>& argv);
+
+// The transformer's flags (--layers, --heads, --ff, --norm-first, --positions, --dropout) into
+// c; for any other model, using one of them is an error naming it.
+void read_transformer_flags(const Args& a, ModelConfig& c);
+// The flags read_transformer_flags knows: valued, then switches.
+inline const std::vector<std::string> kTransformerFlags = {"--layers", "--heads", "--ff", "--positions", "--dropout"};
+inline const char* kTransformerSwitch = "--norm-first";
+inline const char* kTransformerHelp =
+    "  --layers N, --heads K, --ff F   transformer: N encoder and N decoder layers, K heads of\n"
+    "                            embed/K features, a feed-forward of F units (2, 4, 128)\n"
+    "  --norm-first              transformer: pre-norm layers (default post-norm, as the paper)\n"
+    "  --positions sinusoidal|learned  transformer: position vectors (sinusoidal)\n"
+    "  --dropout P               transformer: dropout rate in training (0)\n";
 
 // The checkpoint's metadata: the model's configuration plus the task that trained it, with
 // both vocabularies as "src_tokens" and "tgt_tokens": every token by id, separated by single

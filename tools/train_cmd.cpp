@@ -27,7 +27,7 @@ const char* kHelp =
     "optionally saves it. Progress goes to stderr (a bar on a terminal, periodic lines otherwise).\n"
     "\n"
     "  --task copy|reverse|sort|translate   the task (reverse)\n"
-    "  --model plain|additive|general|dot|scaled|cosine|location   the decoder (additive)\n"
+    "  --model plain|additive|general|dot|scaled|cosine|location|transformer   the model (additive)\n"
     "  --cell gru|lstm|rnn       recurrent cell of encoder and decoder (gru)\n"
     "  --bidirectional           a bidirectional encoder\n"
     "  --input-feeding           Luong models: the cell also reads the previous step's\n"
@@ -41,6 +41,7 @@ const char* kHelp =
     "  --lr X                    Adam's learning rate (0.003)\n"
     "  --schedule linear|constant  linear decays the rate to 0 over the run (linear)\n"
     "  --clip X                  gradient-norm clip, 0 for none (1.0)\n"
+    "%s"
     "  --seed N                  seed of the weights and the data (1)\n"
     "  --eval-samples N          held-out sequences scored at the end (500)\n"
     "  --save FILE               write the trained model (safetensors) to FILE, with the training\n"
@@ -91,11 +92,13 @@ class Reporter {
 }  // namespace
 
 TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
-  Args a("train", argv,
-         {"--task", "--model", "--cell", "--vocab", "--min-len", "--max-len", "--embed", "--hidden", "--batch",
-          "--steps", "--lr", "--schedule", "--clip", "--seed", "--save", "--eval-samples", "--resume", "--load",
-          "--checkpoint-every", "--film", "--watch-every"},
-         {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding", "--watch"});
+  std::set<std::string> valued = {"--task",  "--model", "--cell",     "--vocab", "--min-len", "--max-len",
+                                  "--embed", "--hidden", "--batch",   "--steps", "--lr",      "--schedule",
+                                  "--clip",  "--seed",   "--save",    "--eval-samples", "--resume", "--load",
+                                  "--checkpoint-every", "--film", "--watch-every"};
+  valued.insert(kTransformerFlags.begin(), kTransformerFlags.end());
+  Args a("train", argv, valued,
+         {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding", "--watch", kTransformerSwitch});
   TrainPlan plan;
   if (a.has("--help")) {
     plan.help = true;
@@ -115,7 +118,8 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   plan.task = make_task(task_name, a.integer("--vocab", 10, 1, SymbolTask::kMaxVocab), min_len, max_len);
 
   ModelConfig& config = plan.config;
-  config.model = a.choice("--model", "additive", {"plain", "additive", "general", "dot", "scaled", "cosine", "location"});
+  config.model =
+      a.choice("--model", "additive", {"plain", "additive", "general", "dot", "scaled", "cosine", "location", "transformer"});
   config.cell = a.choice("--cell", "gru", {"gru", "lstm", "rnn"});
   config.bidirectional = a.has("--bidirectional");
   config.input_feeding = a.has("--input-feeding");
@@ -124,6 +128,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   config.src_vocab = plan.task->src_vocab().size();
   config.tgt_vocab = plan.task->tgt_vocab().size();
   config.max_src_len = std::max<int64_t>(64, 2 * plan.task->max_len());
+  read_transformer_flags(a, config);
   try {
     config.validate();  // the product of the sizes, before anything is allocated
   } catch (const Error& e) {
@@ -152,7 +157,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
 int cmd_train(const std::vector<std::string>& argv) {
   TrainPlan plan = parse_train_flags(argv);
   if (plan.help) {
-    std::fputs(kHelp, stdout);
+    std::printf(kHelp, kTransformerHelp);
     std::fputs(kWatchHelp, stdout);
     return 0;
   }
@@ -182,10 +187,15 @@ int cmd_train(const std::vector<std::string>& argv) {
   Seq2Seq& model = *run.model;
   Trainer trainer(model, *task, opt);
   restore_run(plan, run, trainer);
-  std::printf("training %s (%s cell%s%s, %lld parameters) on %s, %lld steps of %lld sequences\n",
-              config.model.c_str(), config.cell.c_str(), config.bidirectional ? ", bidirectional" : "",
-              config.input_feeding ? ", input feeding" : "",
-              static_cast<long long>(model.num_parameters()), task->name().c_str(),
+  std::string shape = config.cell + " cell" + (config.bidirectional ? ", bidirectional" : "") +
+                      (config.input_feeding ? ", input feeding" : "");
+  if (config.model == "transformer")
+    shape = std::to_string(config.layers) + "+" + std::to_string(config.layers) + " layers, " +
+            std::to_string(config.heads) + " heads, d " + std::to_string(config.embed) + ", ff " +
+            std::to_string(config.ff) + (config.norm_first ? ", pre-norm" : ", post-norm") + ", " + config.positions +
+            " positions";
+  std::printf("training %s (%s, %lld parameters) on %s, %lld steps of %lld sequences\n", config.model.c_str(),
+              shape.c_str(), static_cast<long long>(model.num_parameters()), task->name().c_str(),
               static_cast<long long>(opt.steps), static_cast<long long>(opt.batch));
   if (save.empty()) std::printf("no --save FILE: the trained model will be discarded when heed exits\n");
   if (!plan.resume.empty())

@@ -20,6 +20,7 @@ namespace {
 const char* kStep = "training.step";
 const char* kAdamSteps = "training.adam_steps";
 const char* kDataGenerator = "training.data_generator";
+const char* kDropoutGenerator = "training.dropout_generator";  // only for a model with dropout
 
 std::string exact(real x) {  // a real as text that reads back to the same bits
   char buf[40];
@@ -92,7 +93,8 @@ TrainPlan plan_from_checkpoint(const Args& a) {
   const std::string path = a.text("--resume", "");
   for (const char* flag : {"--task", "--model", "--cell", "--vocab", "--min-len", "--max-len", "--embed", "--hidden",
                            "--batch", "--lr", "--schedule", "--clip", "--seed", "--eval-samples", "--load",
-                           "--bidirectional", "--input-feeding"})
+                           "--bidirectional", "--input-feeding", "--layers", "--heads", "--ff", "--positions",
+                           "--dropout", "--norm-first"})
     if (a.has(flag))
       throw a.error(std::string(flag) + " cannot be given with --resume: the run continues with the settings " +
                     path + " recorded (only --steps, --save, --checkpoint-every, --weights-only, --json, --watch, --film and "
@@ -208,6 +210,7 @@ void restore_run(const TrainPlan& plan, const LoadedModel& run, Trainer& trainer
   s.step = meta_int(path, meta, kStep);
   s.adam_steps = meta_int(path, meta, kAdamSteps);
   s.data_generator = meta_text(path, meta, kDataGenerator);
+  if (meta.count(kDropoutGenerator)) s.dropout_generator = meta_text(path, meta, kDropoutGenerator);
   for (const auto& [name, p] : run.model->named_parameters()) {
     s.exp_avg.push_back(tensor("exp_avg." + name));
     s.exp_avg_sq.push_back(tensor("exp_avg_sq." + name));
@@ -239,6 +242,7 @@ void save_run(const TrainPlan& plan, const Seq2Seq& model, const Trainer& traine
     run[kStep] = std::to_string(s.step);
     run[kAdamSteps] = std::to_string(s.adam_steps);
     run[kDataGenerator] = s.data_generator;
+    if (!s.dropout_generator.empty()) run[kDropoutGenerator] = s.dropout_generator;
     auto params = model.named_parameters();
     for (size_t i = 0; i < params.size(); ++i) training.push_back({kTrainingPrefix + "exp_avg." + params[i].first, s.exp_avg[i]});
     for (size_t i = 0; i < params.size(); ++i)

@@ -1,0 +1,354 @@
+// Chapter 13: attention is all you need. The Transformer built from heed's pieces, then set
+// beside the additive (Bahdanau) GRU model of chapters 07-11 on the same tasks and budgets.
+// Sections: qkv (one attention step by hand), causal (the decoder cannot see ahead), reverse
+// (accuracy by length, trained 5-30, scored to 40), speed (steps to 99 % and the cost of a step as
+// the length grows), translate (the toy German->English task and the seed sentence's
+// cross-attention per layer and head). Arguments: --quick (a tiny budget), --out DIR (pictures,
+// build/ch13), and section names to run only those. stdout is deterministic; CPU times go to
+// stderr (`speed` prints its measured step times there).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "autograd/functions.h"
+#include "models/seq2seq.h"
+#include "models/tasks.h"
+#include "models/train.h"
+#include "models/translate.h"
+#include "nn/optim.h"
+#include "nn/transformer_layers.h"
+#include "viz/svg.h"
+
+using namespace heed;
+
+namespace {
+
+real cpu_seconds() { return static_cast<real>(std::clock()) / CLOCKS_PER_SEC; }
+long long ll(int64_t v) { return static_cast<long long>(v); }
+
+void print_matrix(const char* name, const Tensor& t, int64_t rows, int64_t cols) {
+  std::printf("%s\n", name);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::printf("  ");
+    for (int64_t c = 0; c < cols; ++c) std::printf(" %7.4f", t[r * cols + c]);
+    std::printf("\n");
+  }
+}
+
+// ---- 1. Q, K, V by hand ------------------------------------------------------------------------
+
+void qkv() {
+  std::printf("== 1. one attention step by hand: 3 tokens, D 2, one head\n");
+  Generator gen(1);
+  TransformerAttention att(2, 1, gen);
+  // W_q scales, W_k swaps the two features, W_v is the identity; no biases; out_proj = identity.
+  att.in_proj_weight.value() = Tensor({6, 2}, {2, 0, 0, 2, 0, 1, 1, 0, 1, 0, 0, 1});
+  att.in_proj_bias.value().fill(0);
+  att.out_proj.weight.value() = Tensor({2, 2}, {1, 0, 0, 1});
+  att.out_proj.bias.value().fill(0);
+  Tensor x({1, 3, 2}, {1, 0, 0, 1, 1, 1});
+  print_matrix("x (3 tokens x 2 features)", x, 3, 2);
+  print_matrix("Q = x W_q^T   (W_q = [[2, 0], [0, 2]])", Tensor({3, 2}, {2, 0, 0, 2, 2, 2}), 3, 2);
+  print_matrix("K = x W_k^T   (W_k = [[0, 1], [1, 0]])", Tensor({3, 2}, {0, 1, 1, 0, 1, 1}), 3, 2);
+  print_matrix("V = x W_v^T   (W_v = I)", Tensor({3, 2}, {1, 0, 0, 1, 1, 1}), 3, 2);
+  Tensor scores({3, 3}, {0, 2, 2, 2, 0, 2, 2, 2, 4});
+  for (real& s : scores.values()) s /= std::sqrt(2.0);
+  print_matrix("scores = Q K^T / sqrt(2)", scores, 3, 3);
+  AttentionResult a = att.forward(Var(x), Var(x), Tensor::ones({1, 3, 3}));
+  print_matrix("weights = softmax of each row (heed's TransformerAttention)", a.weights.value(), 3, 3);
+  print_matrix("output = weights V (then W_o = I)", a.output.value(), 3, 2);
+  std::printf("\n");
+}
+
+// ---- 2. the causal decoder ---------------------------------------------------------------------
+
+void causal() {
+  std::printf("== 2. the decoder's causal mask: a later token cannot change an earlier output\n");
+  Generator gen(2);
+  const int64_t D = 8, T = 5;
+  TransformerDecoder dec(2, LayerSizes{D, 2, 16, false}, gen);
+  Var memory(Tensor::normal({1, 4, D}, 0, 1, gen));
+  Tensor y = Tensor::normal({1, T, D}, 0, 1, gen);
+  Tensor self = key_mask(Tensor::ones({1, T}), T, true), cross = key_mask(Tensor::ones({1, 4}), T, false);
+  std::vector<Var> self_w;
+  Tensor out = dec.forward(Var(y), self, memory, cross, {}, &self_w).value();
+  print_matrix("layer 0, head 0: self-attention weights (query row, key column)", self_w[0].value(), T, T);
+  for (int64_t changed = 0; changed < T; ++changed) {
+    Tensor y2 = y;
+    for (int64_t d = 0; d < D; ++d) y2[changed * D + d] += 1;
+    Tensor out2 = dec.forward(Var(y2), self, memory, cross).value();
+    std::printf("change input %lld: largest change of output", ll(changed));
+    for (int64_t t = 0; t < T; ++t) {
+      real m = 0;
+      for (int64_t d = 0; d < D; ++d) m = std::max(m, std::fabs(out2[t * D + d] - out[t * D + d]));
+      std::printf(" %lld: %.3g", ll(t), m);
+    }
+    std::printf("\n");
+  }
+  std::printf("\n");
+}
+
+// ---- the two models ----------------------------------------------------------------------------
+
+constexpr uint64_t kSeed = 1, kDataSeed = kSeed + 1000003;  // as heed train --seed 1
+
+ModelConfig config(const Task& task, const std::string& model) {
+  ModelConfig c;
+  c.model = model;
+  c.src_vocab = task.src_vocab().size();
+  c.tgt_vocab = task.tgt_vocab().size();
+  c.embed = 32;
+  c.hidden = 64;
+  c.max_src_len = std::max<int64_t>(64, 2 * task.max_len());
+  // The transformer keeps heed train's defaults: d 32 (embed), 2 + 2 layers, 4 heads, ff 128,
+  // post-norm, sinusoidal positions: about as many parameters as the additive model's E 32, H 64.
+  return c;
+}
+
+const char* const kModels[] = {"additive", "transformer"};
+
+// Trains from the kSeed weights on the kDataSeed stream; returns the CPU seconds taken.
+real train_model(Seq2Seq& model, const Task& task, int64_t steps, const char* what) {
+  TrainOptions opt;
+  opt.steps = steps;
+  opt.batch = 32;
+  opt.seed = kDataSeed;
+  const real start = cpu_seconds();
+  train(model, task, opt, [&](const Progress& p) {
+    if (p.step % 200 == 0)
+      std::fprintf(stderr, "tutorial-13: %s %s step %lld of %lld, %.0f s of CPU\n", what, model.config().model.c_str(),
+                   ll(p.step), ll(p.steps), cpu_seconds() - start);
+  });
+  return cpu_seconds() - start;
+}
+
+// ---- 3. reverse, by length ---------------------------------------------------------------------
+
+// For the sequences of one length: how often the most-attended source position of output step t
+// (t < L; last layer, heads averaged) is L-1-t, the symbol being copied.
+real aligned_fraction(const Seq2Seq& model, const Task& task, int64_t L, int64_t n) {
+  Generator gen(4242 + static_cast<uint64_t>(L));
+  std::vector<Example> ex;
+  for (int64_t i = 0; i < n; ++i) ex.push_back(task.sample(gen, L));
+  Decoded d = model.greedy(make_batch(ex), L + 1);
+  int64_t right = 0;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t t = 0; t < L; ++t) {
+      const std::vector<real>& w = d.attention[b][t];
+      right += std::max_element(w.begin(), w.end()) - w.begin() == L - 1 - t;
+    }
+  return static_cast<real>(right) / static_cast<real>(n * L);
+}
+
+void reverse(bool quick, const std::string& dir) {
+  const int64_t steps = quick ? 30 : 1500, samples = quick ? 10 : 100;
+  ReverseTask task(10, 5, 30);
+  std::printf("== 3. reverse, trained on lengths 5-30, scored to 40 (%lld steps of 32, lr 3e-3 decayed)\n", ll(steps));
+  const std::vector<int64_t> lengths = {5, 10, 15, 20, 25, 30, 35, 40};
+  std::vector<Series> chart;
+  std::vector<std::unique_ptr<Seq2Seq>> models;
+  for (const char* name : kModels) {
+    Generator gen(kSeed);
+    models.push_back(std::make_unique<Seq2Seq>(config(task, name), gen));
+    Seq2Seq& m = *models.back();
+    train_model(m, task, steps, "reverse");
+    std::vector<Accuracy> acc = evaluate_by_length(m, task, lengths, samples, 777);
+    std::printf("%-11s %6lld params  exact by length:", name, ll(m.num_parameters()));
+    Series s{name, {}, {}};
+    for (const Accuracy& a : acc) {
+      std::printf(" %lld: %.2f", ll(a.length), a.exact());
+      s.x.push_back(static_cast<real>(a.length));
+      s.y.push_back(a.exact());
+    }
+    std::printf("\n");
+    chart.push_back(s);
+  }
+  std::printf("where the most-attended source position is the one being copied (last layer, heads averaged\n"
+              "for the transformer), by length:\n");
+  for (size_t i = 0; i < models.size(); ++i) {
+    std::printf("%-11s", kModels[i]);
+    for (int64_t L : lengths) std::printf(" %lld: %.2f", ll(L), aligned_fraction(*models[i], task, L, quick ? 5 : 50));
+    std::printf("\n");
+  }
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/accuracy_by_length.svg")
+      << svg_line_chart(chart, "reverse: trained on 5-30, exact by length", "source length", "exact");
+  std::printf("(chart: %s/accuracy_by_length.svg)\n\n", dir.c_str());
+}
+
+// ---- 4. speed ----------------------------------------------------------------------------------
+
+// Matrix-product FLOPs (2 m n k) of one teacher-forced forward pass, batch 32, source length L,
+// target L + 1, V = 13: the products that dominate (as heed bench counts them).
+real flops(const ModelConfig& c, int64_t L) {
+  const real B = 32, S = static_cast<real>(L), T = S + 1, V = 13, E = c.embed, H = c.hidden;
+  if (c.model == "transformer") {
+    const real D = c.embed, F = c.ff, N = c.layers;
+    real enc = 2 * B * S * 4 * D * D + 4 * B * S * S * D + 4 * B * S * D * F;
+    real dec = 2 * B * T * 4 * D * D + 4 * B * T * T * D + 2 * B * T * 2 * D * D + 2 * B * S * 2 * D * D +
+               4 * B * T * S * D + 4 * B * T * D * F;
+    return N * (enc + dec) + 2 * B * T * D * V;
+  }
+  real f = 2 * B * S * 3 * H * (E + H) + 2 * B * T * 3 * H * (E + H + H);  // GRU encoder, decoder
+  return f + 2 * B * S * H * H + 2 * B * T * H * H + 2 * B * T * S * H + 2 * B * T * S * H +
+         2 * B * T * 2 * H * V;  // W1 keys, W2 query, v, context, out
+}
+
+void speed(bool quick) {
+  const int64_t steps = quick ? 40 : 1000, every = quick ? 20 : 50;
+  ReverseTask task(10, 5, 10);
+  std::printf("== 4. reverse 5-10, %lld steps of 32 (lr 3e-3 decayed linearly): held-out exact (200 sequences)\n"
+              "every %lld steps, and the first step at 99 %%\n",
+              ll(steps), ll(every));
+  for (const char* name : kModels) {
+    Generator gen(kSeed);
+    Seq2Seq m(config(task, name), gen);
+    TrainOptions opt;
+    opt.steps = steps;
+    opt.batch = 32;
+    opt.seed = kDataSeed;
+    real trained = 0, last = cpu_seconds();
+    int64_t reached = -1;
+    std::printf("%-11s", name);
+    train(m, task, opt, [&](const Progress& p) {
+      if (p.step % every != 0) return;
+      trained += cpu_seconds() - last;
+      const real exact = evaluate_held_out(m, task, 200, 99).exact();
+      last = cpu_seconds();
+      if (p.step % (2 * every) == 0) std::printf(" %.2f", exact);
+      if (exact >= 0.99 && reached < 0) {
+        reached = p.step;
+        std::fprintf(stderr, "tutorial-13: %s reached 0.99 after %lld steps, %.1f s of CPU\n", name, ll(reached),
+                     trained);
+      }
+    });
+    if (reached > 0)
+      std::printf("  -> 99 %% at step %lld\n", ll(reached));
+    else
+      std::printf("  -> not 99 %% within %lld steps\n", ll(steps));
+  }
+  std::printf("one training step (batch 32) as the length L grows: matrix-product GFLOP (forward, analytic)\n"
+              "and the cell steps that must run one after another (the measured CPU ms go to stderr)\n");
+  const std::vector<int64_t> lengths = quick ? std::vector<int64_t>{5, 10} : std::vector<int64_t>{10, 20, 40, 80};
+  for (const char* name : kModels) {
+    std::printf("%-11s", name);
+    std::fprintf(stderr, "tutorial-13: CPU ms per step, %-11s", name);
+    for (int64_t L : lengths) {
+      ReverseTask fixed(10, L, L);
+      Generator gen(kSeed);
+      ModelConfig c = config(fixed, name);
+      Seq2Seq m(c, gen);
+      Adam adam(m.parameters(), 1e-3);
+      Generator data(1);
+      Batch batch = sample_batch(fixed, data, 32);
+      std::vector<real> ms;
+      for (int i = 0; i < 6; ++i) {
+        const real t0 = cpu_seconds();
+        Var loss = m.loss(batch);
+        adam.zero_grad();
+        loss.backward();
+        adam.step();
+        if (i > 0) ms.push_back(1000 * (cpu_seconds() - t0));
+      }
+      std::sort(ms.begin(), ms.end());
+      std::fprintf(stderr, "  %lld: %6.1f", ll(L), ms[ms.size() / 2]);
+      // Sequential steps: the RNN reads L source positions and writes L + 1 outputs one by one; the
+      // transformer's teacher-forced step is 2 N layers, each over all positions at once.
+      const int64_t sequential = c.model == "transformer" ? 2 * c.layers : 2 * L + 1;
+      std::printf("  L %lld: %6.3f GFLOP, %3lld sequential", ll(L), flops(c, L) / 1e9, ll(sequential));
+    }
+    std::printf("\n");
+    std::fprintf(stderr, "\n");
+  }
+  std::printf("\n");
+}
+
+// ---- 5. translate ------------------------------------------------------------------------------
+
+void translate(bool quick) {
+  const int64_t steps = quick ? 30 : 1500;
+  const TranslateTask task;
+  std::printf("== 5. the toy German->English task (%lld steps of 32 pairs)\n", ll(steps));
+  for (const char* name : kModels) {
+    Generator gen(kSeed);
+    Seq2Seq m(config(task, name), gen);
+    train_model(m, task, steps, "translate");
+    Accuracy held = evaluate_held_out(m, task, quick ? 20 : 500, 5);
+    std::printf("%-11s %6lld params  held-out exact %.3f, token %.3f\n", name, ll(m.num_parameters()), held.exact(),
+                held.token());
+    if (std::string(name) != "transformer") continue;
+    // The seed sentence, teacher forced with its reference translation: where "ate" looks.
+    const Vocab &sv = task.src_vocab(), &tv = task.tgt_vocab();
+    std::vector<int64_t> src = sv.encode(TranslateTask::kSeedSource);
+    std::vector<int64_t> tgt = task.target(src);
+    Batch b = make_batch({Example{src, tgt}});
+    TransformerAttentionMaps maps;
+    {
+      NoGradGuard no_grad;
+      m.transformer()->decode(m.tgt_embed(), b, m.transformer()->encode(m.src_embed(), b), &maps);
+    }
+    int64_t ate = -1;
+    for (size_t t = 0; t < tgt.size(); ++t)
+      if (tv.decode({tgt[t]}) == "ate") ate = static_cast<int64_t>(t) + 1;  // decoder input BOS y1 ..: y_t at t
+    // The output step that predicts "ate" reads the decoder input one before it.
+    const int64_t q = ate - 1, S = static_cast<int64_t>(src.size()), T = b.tgt_len, h = m.config().heads;
+    std::printf("%s\n  -> %s\n", TranslateTask::kSeedSource, tv.decode(tgt).c_str());
+    std::printf("cross-attention of the step that outputs \"ate\", per layer and head: the most-attended German\n"
+                "word and the weight on \"gegessen\"\n");
+    int64_t gegessen = -1;
+    for (int64_t i = 0; i < S; ++i)
+      if (sv.decode({src[i]}) == "gegessen") gegessen = i;
+    for (size_t l = 0; l < maps.cross.size(); ++l)
+      for (int64_t k = 0; k < h; ++k) {
+        const real* w = maps.cross[l].data() + ((k * T) + q) * S;  // (1, h, T, S)
+        int64_t best = std::max_element(w, w + S) - w;
+        std::printf("  layer %zu head %lld: %-9s %.2f   on gegessen %.2f\n", l, ll(k), sv.decode({src[best]}).c_str(),
+                    w[best], w[gegessen]);
+      }
+  }
+  std::printf("\n");
+}
+
+const char* const kSections[] = {"qkv", "causal", "reverse", "speed", "translate"};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string dir = "build/ch13";
+  std::vector<std::string> sections;
+  const char* usage = "usage: tutorial-13 [--quick] [--out DIR] [qkv|causal|reverse|speed|translate ...]";
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick") {
+      quick = true;
+    } else if (a == "--out" && i + 1 < argc) {
+      dir = argv[++i];
+    } else if (std::find(std::begin(kSections), std::end(kSections), a) != std::end(kSections)) {
+      sections.push_back(a);
+    } else {
+      std::fprintf(stderr, "tutorial-13: unknown argument '%s' (%s)\n", a.c_str(), usage);
+      return 2;
+    }
+  }
+  auto wanted = [&](const std::string& name) {
+    return sections.empty() || std::find(sections.begin(), sections.end(), name) != sections.end();
+  };
+  try {
+    if (wanted("qkv")) qkv();
+    if (wanted("causal")) causal();
+    if (wanted("reverse")) reverse(quick, dir);
+    if (wanted("speed")) speed(quick);
+    if (wanted("translate")) translate(quick);
+    std::fprintf(stderr, "tutorial-13: %.0f s of CPU in all\n", cpu_seconds());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tutorial-13: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
