@@ -20,11 +20,11 @@ $(BUILD)/obj/exercises/solutions/%.o: BASEFLAGS += -Dstudent=solution
 $(BUILD)/obj/exercises/%.o: BASEFLAGS += -Wno-unused-parameter
 
 .SECONDEXPANSION:
-$(BUILD)/exercise-%: $$(call obj,exercises/check/main.cpp exercises/check/check.cpp exercises/check/$$*_check.cpp \
+$(BUILD)/exercise-%: $$(call obj,exercises/check/main.cpp exercises/check/check.cpp exercises/check/trainer.cpp exercises/check/$$*_check.cpp \
                        $$(wildcard exercises/$$*_*/*.cpp)) $(LIB)
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
 
-$(EX_SELFTEST): $(call obj,tests/exercises/selftest.cpp exercises/check/check.cpp $(EX_CHECKS) $(EX_STUDENT) \
+$(EX_SELFTEST): $(call obj,tests/exercises/selftest.cpp exercises/check/check.cpp exercises/check/trainer.cpp $(EX_CHECKS) $(EX_STUDENT) \
                   $(EX_SOLUTIONS) $(EX_WRONG)) $(LIB)
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
 
