@@ -1,0 +1,46 @@
+// Chapter 08: the solutions registered for the self-test, and wrong answers its checks must reject.
+#include <cmath>
+
+#include "exercises/check/08_check.h"
+#define student solution
+#include "exercises/08_multiplicative_attention/exercises.h"
+#undef student
+
+namespace heed::check {
+namespace {
+
+// W used transposed: s^T W^T h_i (the same shape when Dq = Dk).
+Var general_transposed(const Var& s, const Var& h, const Var& W) { return heed::solution::general_scores(s, h, transpose(W)); }
+// Divided by D instead of sqrt(D).
+Var scaled_by_d(const Var& s, const Var& h) {
+  const real D = static_cast<real>(h.shape()[2]);
+  return heed::solution::scaled_dot_scores(s, h) * std::sqrt(D) / D;
+}
+// Not scaled at all.
+Var scaled_none(const Var& s, const Var& h) {
+  return heed::solution::scaled_dot_scores(s, h) * std::sqrt(static_cast<real>(h.shape()[2]));
+}
+// [s; c] instead of [c; s].
+Var attentional_swapped(const Var& c, const Var& s, const Var& W_c) { return tanh(matmul_nt(concat({s, c}, 1), W_c)); }
+// No tanh.
+Var attentional_linear(const Var& c, const Var& s, const Var& W_c) { return matmul_nt(concat({c, s}, 1), W_c); }
+
+Impl08 solution() { return HEED_IMPL_08(heed::solution); }
+template <class F>
+std::function<std::vector<Exercise>()> with(F change) {
+  return [change] {
+    Impl08 impl = solution();
+    change(impl);
+    return exercises_08(impl);
+  };
+}
+
+Register sol({"08", "exercises/08_multiplicative_attention", "solution", [] { return exercises_08(solution()); }});
+RegisterWrong w1({"08", "general_scores", "W transposed", with([](Impl08& i) { i.general_scores = general_transposed; })});
+RegisterWrong w2({"08", "scaled_dot_scores", "divided by D", with([](Impl08& i) { i.scaled_dot_scores = scaled_by_d; })});
+RegisterWrong w3({"08", "scaled_dot_scores", "no scale", with([](Impl08& i) { i.scaled_dot_scores = scaled_none; })});
+RegisterWrong w4({"08", "attentional_state", "[s; c]", with([](Impl08& i) { i.attentional_state = attentional_swapped; })});
+RegisterWrong w5({"08", "attentional_state", "no tanh", with([](Impl08& i) { i.attentional_state = attentional_linear; })});
+
+}  // namespace
+}  // namespace heed::check
