@@ -1,7 +1,8 @@
 // Chapter 05: the solutions registered for the self-test, and wrong answers its checks must reject.
 #include "exercises/check/05_check.h"
+// The solution, compiled here in namespace heed::solution (one translation unit for both).
 #define student solution
-#include "exercises/05_recurrent_cells/exercises.h"
+#include "exercises/solutions/05_recurrent_cells/exercises.cpp"
 #undef student
 
 namespace heed::check {

@@ -1,7 +1,8 @@
 // Chapter 06: the solutions registered for the self-test, and wrong answers its checks must reject.
 #include "exercises/check/06_check.h"
+// The solution, compiled here in namespace heed::solution (one translation unit for both).
 #define student solution
-#include "exercises/06_seq2seq/exercises.h"
+#include "exercises/solutions/06_seq2seq/exercises.cpp"
 #undef student
 
 namespace heed::check {

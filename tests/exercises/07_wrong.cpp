@@ -2,8 +2,9 @@
 #include <cmath>
 
 #include "exercises/check/07_check.h"
+// The solution, compiled here in namespace heed::solution (one translation unit for both).
 #define student solution
-#include "exercises/07_additive_attention/exercises.h"
+#include "exercises/solutions/07_additive_attention/exercises.cpp"
 #undef student
 
 namespace heed::check {

@@ -2,8 +2,9 @@
 #include <cmath>
 
 #include "exercises/check/08_check.h"
+// The solution, compiled here in namespace heed::solution (one translation unit for both).
 #define student solution
-#include "exercises/08_multiplicative_attention/exercises.h"
+#include "exercises/solutions/08_multiplicative_attention/exercises.cpp"
 #undef student
 
 namespace heed::check {

@@ -2,8 +2,9 @@
 #include <cmath>
 
 #include "exercises/check/09_check.h"
+// The solution, compiled here in namespace heed::solution (one translation unit for both).
 #define student solution
-#include "exercises/09_attention_matrices/exercises.h"
+#include "exercises/solutions/09_attention_matrices/exercises.cpp"
 #undef student
 
 namespace heed::check {

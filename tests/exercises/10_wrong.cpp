@@ -3,8 +3,9 @@
 
 #include "exercises/check/10_check.h"
 #include "nn/loss.h"
+// The solution, compiled here in namespace heed::solution (one translation unit for both).
 #define student solution
-#include "exercises/10_long_sequences/exercises.h"
+#include "exercises/solutions/10_long_sequences/exercises.cpp"
 #undef student
 
 namespace heed::check {

@@ -2,8 +2,9 @@
 #include <algorithm>
 
 #include "exercises/check/11_check.h"
+// The solution, compiled here in namespace heed::solution (one translation unit for both).
 #define student solution
-#include "exercises/11_translation/exercises.h"
+#include "exercises/solutions/11_translation/exercises.cpp"
 #undef student
 
 namespace heed::check {

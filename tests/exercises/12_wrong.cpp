@@ -2,8 +2,9 @@
 #include <cmath>
 
 #include "exercises/check/12_check.h"
+// The solution, compiled here in namespace heed::solution (one translation unit for both).
 #define student solution
-#include "exercises/12_attention_zoo/exercises.h"
+#include "exercises/solutions/12_attention_zoo/exercises.cpp"
 #undef student
 
 namespace heed::check {
