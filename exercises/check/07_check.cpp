@@ -14,6 +14,22 @@
 
 namespace heed::check {
 
+void expect_learns_reverse(Var (*additive_scores)(const Var&, const Var&, const Var&, const Var&, const Var&)) {
+  // Trained inside the chapter's model: Bahdanau's attention must learn to reverse.
+  TrainSetup setup;
+  setup.steps = 500;
+  Generator wgen(702);
+  const int64_t Hm = setup.hidden;
+  const real bound = 1 / std::sqrt(static_cast<real>(Hm));
+  Var W1(Tensor::uniform({Hm, Hm}, -bound, bound, wgen), true), W2(Tensor::uniform({Hm, Hm}, -bound, bound, wgen), true);
+  Var v(Tensor::uniform({Hm}, -bound, bound, wgen), true);
+  real exact = train_reverse([&](const Var& hh, const Var& ss) { return additive_scores(hh, ss, W1, W2, v); }, {W1, W2, v},
+                             setup);
+  if (exact < 0.9)
+    wrong("trained with your additive_scores on reverse 5-8 (E 16, H 32, 500 steps of 32), greedy decoding got " +
+          std::to_string(exact) + " of 200 fresh sources exactly right; >= 0.9 is needed (a correct score reaches 0.99)");
+}
+
 std::vector<Exercise> exercises_07(const Impl07& impl) {
   return {
       {"additive_scores",
@@ -33,19 +49,7 @@ std::vector<Exercise> exercises_07(const Impl07& impl) {
                           [&](const std::vector<Var>& v) { return impl.additive_scores(v[0], v[1], v[2], v[3], v[4]); },
                           {h, s, ref.W1.weight.value(), ref.W2.weight.value(), ref.v.value()},
                           "inputs 0..4: h (2, 3, 3), s (2, 2), W1, W2, v");
-         // Trained inside the chapter's model: Bahdanau's attention must learn to reverse.
-         TrainSetup setup;
-         setup.steps = 500;
-         Generator wgen(702);
-         const int64_t Hm = setup.hidden;
-         const real bound = 1 / std::sqrt(static_cast<real>(Hm));
-         Var W1(Tensor::uniform({Hm, Hm}, -bound, bound, wgen), true), W2(Tensor::uniform({Hm, Hm}, -bound, bound, wgen), true);
-         Var v(Tensor::uniform({Hm}, -bound, bound, wgen), true);
-         real exact = train_reverse([&](const Var& hh, const Var& ss) { return impl.additive_scores(hh, ss, W1, W2, v); },
-                                    {W1, W2, v}, setup);
-         if (exact < 0.9)
-           wrong("trained with your additive_scores on reverse 5-8 (E 16, H 32, 500 steps of 32), greedy decoding got " +
-                 std::to_string(exact) + " of 200 fresh sources exactly right; >= 0.9 is needed (a correct score reaches 0.99)");
+         expect_learns_reverse(impl.additive_scores);
        }},
       {"masked_softmax_rows",
        [impl] {

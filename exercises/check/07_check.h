@@ -14,5 +14,8 @@ struct Impl07 {
 
 std::vector<Exercise> exercises_07(const Impl07& impl);
 
+// The training part of 07.1's check: the chapter's model with this score must learn reverse 5-8.
+void expect_learns_reverse(Var (*additive_scores)(const Var&, const Var&, const Var&, const Var&, const Var&));
+
 
 }  // namespace heed::check

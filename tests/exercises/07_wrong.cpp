@@ -59,6 +59,11 @@ std::function<std::vector<Exercise>()> with(F change) {
 Register sol({"07", "exercises/07_additive_attention", "solution", [] { return exercises_07(solution()); }});
 RegisterWrong w1({"07", "additive_scores", "no query", with([](Impl07& i) { i.additive_scores = scores_no_query; })});
 RegisterWrong w2({"07", "additive_scores", "no tanh", with([](Impl07& i) { i.additive_scores = scores_no_tanh; })});
+// The training check on its own: a score blind to the decoder state gives the same weights at
+// every step, and the model must fail to reverse.
+RegisterWrong w2t({"07", "additive_scores", "no query, training alone", [] {
+  return std::vector<Exercise>{{"additive_scores", [] { expect_learns_reverse(scores_no_query); }}};
+}});
 RegisterWrong w3({"07", "masked_softmax_rows", "no mask", with([](Impl07& i) { i.masked_softmax_rows = softmax_unmasked; })});
 RegisterWrong w4({"07", "masked_softmax_rows", "-inf: NaN rows", with([](Impl07& i) { i.masked_softmax_rows = softmax_minus_inf; })});
 RegisterWrong w5({"07", "masked_softmax_rows", "uniform empty row", with([](Impl07& i) { i.masked_softmax_rows = softmax_uniform_empty; })});
