@@ -26,6 +26,24 @@ Var attentional_swapped(const Var& c, const Var& s, const Var& W_c) { return tan
 // No tanh.
 Var attentional_linear(const Var& c, const Var& s, const Var& W_c) { return matmul_nt(concat({c, s}, 1), W_c); }
 
+// Attends with s_{t-1} (Bahdanau's order) instead of s_t.
+std::pair<Var, Var> feeding_attends_before(const Cell& cell, const Var& y, const Var& s_prev, const Var& feed, const Var& h,
+                                           const Tensor& mask, const Var& W, const Var& W_c) {
+  Var s = cell.step(concat({y, feed}, 1), {s_prev, Var()}).h;
+  Var c = weighted_sum(masked_softmax(heed::solution::general_scores(s_prev, h, W), mask), h);
+  return {s, heed::solution::attentional_state(c, s, W_c)};
+}
+// Feeds zeros: the previous attentional state never reaches the cell.
+std::pair<Var, Var> feeding_zeros(const Cell& cell, const Var& y, const Var& s_prev, const Var& feed, const Var& h,
+                                  const Tensor& mask, const Var& W, const Var& W_c) {
+  return heed::solution::feeding_step(cell, y, s_prev, Var(Tensor::zeros(feed.shape())), h, mask, W, W_c);
+}
+// The mask forgotten: padding gets attention.
+std::pair<Var, Var> feeding_unmasked(const Cell& cell, const Var& y, const Var& s_prev, const Var& feed, const Var& h,
+                                     const Tensor& mask, const Var& W, const Var& W_c) {
+  return heed::solution::feeding_step(cell, y, s_prev, feed, h, Tensor::ones(mask.shape()), W, W_c);
+}
+
 Impl08 solution() { return HEED_IMPL_08(heed::solution); }
 template <class F>
 std::function<std::vector<Exercise>()> with(F change) {
@@ -42,6 +60,9 @@ RegisterWrong w2({"08", "scaled_dot_scores", "divided by D", with([](Impl08& i) 
 RegisterWrong w3({"08", "scaled_dot_scores", "no scale", with([](Impl08& i) { i.scaled_dot_scores = scaled_none; })});
 RegisterWrong w4({"08", "attentional_state", "[s; c]", with([](Impl08& i) { i.attentional_state = attentional_swapped; })});
 RegisterWrong w5({"08", "attentional_state", "no tanh", with([](Impl08& i) { i.attentional_state = attentional_linear; })});
+RegisterWrong w6({"08", "feeding_step", "attends with s_{t-1}", with([](Impl08& i) { i.feeding_step = feeding_attends_before; })});
+RegisterWrong w7({"08", "feeding_step", "feeds zeros", with([](Impl08& i) { i.feeding_step = feeding_zeros; })});
+RegisterWrong w8({"08", "feeding_step", "no mask", with([](Impl08& i) { i.feeding_step = feeding_unmasked; })});
 
 }  // namespace
 }  // namespace heed::check

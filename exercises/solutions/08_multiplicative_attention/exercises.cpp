@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "exercises/08_multiplicative_attention/exercises.h"
+#include "nn/attention.h"
 
 namespace heed::student {
 
@@ -17,5 +18,13 @@ Var scaled_dot_scores(const Var& s, const Var& h) {
 }
 
 Var attentional_state(const Var& c, const Var& s, const Var& W_c) { return tanh(matmul_nt(concat({c, s}, 1), W_c)); }
+
+std::pair<Var, Var> feeding_step(const Cell& cell, const Var& y, const Var& s_prev, const Var& feed, const Var& h,
+                                 const Tensor& mask, const Var& W, const Var& W_c) {
+  Var s = cell.step(concat({y, feed}, 1), {s_prev, Var()}).h;   // s_t, from [y; h~_{t-1}]
+  Var a = masked_softmax(general_scores(s, h, W), mask);         // attends with s_t
+  Var c = weighted_sum(a, h);
+  return {s, attentional_state(c, s, W_c)};
+}
 
 }  // namespace heed::student
