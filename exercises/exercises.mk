@@ -6,26 +6,24 @@
 EX_DIRS      := $(sort $(wildcard exercises/[0-9][0-9]_*))
 EX_NUMBERS   := $(foreach d,$(EX_DIRS),$(firstword $(subst _, ,$(notdir $(d)))))
 EX_STUDENT   := $(foreach d,$(EX_DIRS),$(wildcard $(d)/*.cpp))
-EX_SOLUTIONS := $(wildcard exercises/solutions/*/*.cpp)
 EX_CHECKS    := $(wildcard exercises/check/[0-9][0-9]_check.cpp)
 EX_WRONG     := $(wildcard tests/exercises/[0-9][0-9]_wrong.cpp)
 EX_SELFTEST  := $(BUILD)/exercise-selftest
 
 .PHONY: exercises
 
-# The solutions define the same functions in namespace heed::solution, so that one self-test
-# binary holds both them and the untouched exercise files.
-# An untouched exercise does not use its parameters yet.
-$(BUILD)/obj/exercises/solutions/%.o: BASEFLAGS += -Dstudent=solution
+# An untouched exercise does not use its parameters yet. (The solutions are compiled inside the
+# wrong-answer files, tests/exercises/NN_wrong.cpp, in namespace heed::solution, so that one
+# self-test binary holds both them and the untouched exercise files.)
 $(BUILD)/obj/exercises/%.o: BASEFLAGS += -Wno-unused-parameter
 
 .SECONDEXPANSION:
-$(BUILD)/exercise-%: $$(call obj,exercises/check/main.cpp exercises/check/check.cpp exercises/check/$$*_check.cpp \
+$(BUILD)/exercise-%: $$(call obj,exercises/check/main.cpp exercises/check/check.cpp exercises/check/trainer.cpp exercises/check/$$*_check.cpp \
                        $$(wildcard exercises/$$*_*/*.cpp)) $(LIB)
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
 
-$(EX_SELFTEST): $(call obj,tests/exercises/selftest.cpp exercises/check/check.cpp $(EX_CHECKS) $(EX_STUDENT) \
-                  $(EX_SOLUTIONS) $(EX_WRONG)) $(LIB)
+$(EX_SELFTEST): $(call obj,tests/exercises/selftest.cpp exercises/check/check.cpp exercises/check/trainer.cpp $(EX_CHECKS) $(EX_STUDENT) $(EX_WRONG)) \
+                  $(LIB)
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
 
 # make test runs the self-test (tests/exercises_test.cpp): solutions pass, stubs are not done,

@@ -3,8 +3,9 @@
 #include <cmath>
 
 #include "exercises/check/01_check.h"
+// The solution, compiled here in namespace heed::solution (one translation unit for both).
 #define student solution
-#include "exercises/01_tensors/exercises.h"
+#include "exercises/solutions/01_tensors/exercises.cpp"
 #undef student
 
 namespace heed::check {

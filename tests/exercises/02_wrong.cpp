@@ -1,7 +1,8 @@
 // Chapter 02: the solutions registered for the self-test, and wrong answers its checks must reject.
 #include "exercises/check/02_check.h"
+// The solution, compiled here in namespace heed::solution (one translation unit for both).
 #define student solution
-#include "exercises/02_autograd/exercises.h"
+#include "exercises/solutions/02_autograd/exercises.cpp"
 #undef student
 
 namespace heed::check {

@@ -1,7 +1,8 @@
 // Chapter 03: the solutions registered for the self-test, and wrong answers its checks must reject.
 #include "exercises/check/03_check.h"
+// The solution, compiled here in namespace heed::solution (one translation unit for both).
 #define student solution
-#include "exercises/03_gradient_checking/exercises.h"
+#include "exercises/solutions/03_gradient_checking/exercises.cpp"
 #undef student
 
 namespace heed::check {

@@ -2,8 +2,9 @@
 #include <cmath>
 
 #include "exercises/check/04_check.h"
+// The solution, compiled here in namespace heed::solution (one translation unit for both).
 #define student solution
-#include "exercises/04_classifiers/exercises.h"
+#include "exercises/solutions/04_classifiers/exercises.cpp"
 #undef student
 
 namespace heed::check {

@@ -1,0 +1,69 @@
+// Chapter 12's checks: cosine_scores against the library's CosineScore (beta 1.7) with a zero key
+// (a padded state: score 0, not NaN) and a batch of 1, and a gradient check; causal_attention
+// against the library's scaled_dot_product_attention with a causal mask (nn/self_attention.h),
+// on N 2 and N 1, and a gradient check; split_heads against the reshape-and-transpose the
+// library's MultiHeadAttention uses, written out as loops, for 1, 2 and 4 heads.
+#include <array>
+
+#include "exercises/12_attention_zoo/exercises.h"
+#include "exercises/check/12_check.h"
+#include "nn/attention.h"
+#include "nn/self_attention.h"
+
+namespace heed::check {
+
+std::vector<Exercise> exercises_12(const Impl12& impl) {
+  return {
+      {"cosine_scores",
+       [impl] {
+         Generator gen(1201);
+         CosineScore ref;
+         ref.beta.value()[0] = 1.7;
+         for (auto [B, S, D] : {std::array<int64_t, 3>{2, 4, 3}, {1, 1, 2}}) {
+           Tensor s = random({B, D}, gen, -2, 2), h = random({B, S, D}, gen, -2, 2);
+           if (S > 1)
+             for (int64_t f = 0; f < D; ++f) h[(S - 1) * D + f] = 0;  // a padded (zero) state at row 0's last position
+           const std::string in = describe("s", s) + "\n  " + describe("h", h) + "\n  beta 1.7";
+           expect_close(impl.cosine_scores(Var(s), Var(h), ref.beta).value(), ref.score(Var(s), ref.prepare(Var(h))).value(),
+                        "cosine_scores", in, 1e-10, 1e-12);
+         }
+         Tensor s = random({2, 3}, gen, -2, 2), h = random({2, 3, 3}, gen, -2, 2);
+         expect_gradcheck("cosine_scores", [&](const std::vector<Var>& v) { return impl.cosine_scores(v[0], v[1], v[2]); },
+                          {s, h, Tensor({1}, {1.7})}, describe("s", s) + "\n  " + describe("h", h) + "\n  beta 1.7");
+       }},
+      {"causal_attention",
+       [impl] {
+         Generator gen(1202);
+         for (auto [N, S, dk, dv] : {std::array<int64_t, 4>{2, 4, 3, 2}, {1, 3, 2, 2}, {1, 1, 2, 3}}) {
+           Tensor q = random({N, S, dk}, gen, -2, 2), k = random({N, S, dk}, gen, -2, 2), v = random({N, S, dv}, gen, -2, 2);
+           const std::string in = describe("q", q) + "\n  " + describe("k", k) + "\n  " + describe("v", v);
+           Tensor mask = self_attention_mask(Tensor::ones({N, S}), true);
+           expect_close(impl.causal_attention(Var(q), Var(k), Var(v)).value(),
+                        scaled_dot_product_attention(Var(q), Var(k), Var(v), mask).output.value(), "causal_attention", in,
+                        1e-10, 1e-12);
+         }
+         Tensor q = random({2, 3, 2}, gen), k = random({2, 3, 2}, gen), v = random({2, 3, 2}, gen);
+         expect_gradcheck("causal_attention", [&](const std::vector<Var>& x) { return impl.causal_attention(x[0], x[1], x[2]); },
+                          {q, k, v}, "inputs 0..2: q, k, v, each (2, 3, 2)");
+       }},
+      {"split_heads",
+       [impl] {
+         Generator gen(1203);
+         for (auto [B, S, D, h] : {std::array<int64_t, 4>{2, 3, 4, 2}, {1, 2, 4, 4}, {2, 2, 3, 1}, {1, 3, 8, 2}}) {
+           Tensor x = random({B, S, D}, gen);
+           // (B, S, D) -> (B, S, h, d) -> (B, h, S, d): what MultiHeadAttention does by reshape and transpose.
+           const int64_t d = D / h;
+           Tensor expected = Tensor::zeros({B, h, S, d});
+           for (int64_t b = 0; b < B; ++b)
+             for (int64_t t = 0; t < S; ++t)
+               for (int64_t j = 0; j < h; ++j)
+                 for (int64_t f = 0; f < d; ++f) expected.at({b, j, t, f}) = x.at({b, t, j * d + f});
+           expect_close(impl.split_heads(x, h), expected, "split_heads(x, " + std::to_string(h) + ")", describe("x", x), 0, 0);
+         }
+       }},
+  };
+}
+
+static Register reg({"12", "exercises/12_attention_zoo", "student", [] { return exercises_12(HEED_IMPL_12(heed::student)); }});
+
+}  // namespace heed::check
