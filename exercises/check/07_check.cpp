@@ -37,17 +37,18 @@ std::vector<Exercise> exercises_07(const Impl07& impl) {
          Generator gen(701);
          const int64_t H = 3, Hq = 2, A = 5;
          AdditiveScore ref(Hq, H, A, gen);
+         const Tensor v = reshape(ref.v.weight.value(), {A});  // v (A): the Linear(A, 1)'s weight row
          for (auto [B, S] : {std::pair<int64_t, int64_t>{2, 4}, {1, 1}}) {
            Tensor h = random({B, S, H}, gen, -2, 2), s = random({B, Hq}, gen, -2, 2);
            const std::string in = describe("h", h) + "\n  " + describe("s", s) +
                                   "\n  (W1 (5, 3), W2 (5, 2), v (5): an AdditiveScore of seed 701)";
-           Var got = impl.additive_scores(Var(h), Var(s), ref.W1.weight, ref.W2.weight, ref.v);
+           Var got = impl.additive_scores(Var(h), Var(s), ref.W1.weight, ref.W2.weight, Var(v));
            expect_close(got.value(), ref.score(Var(s), ref.prepare(Var(h))).value(), "additive_scores", in, 1e-10, 1e-12);
          }
          Tensor h = random({2, 3, H}, gen), s = random({2, Hq}, gen);
          expect_gradcheck("additive_scores",
                           [&](const std::vector<Var>& v) { return impl.additive_scores(v[0], v[1], v[2], v[3], v[4]); },
-                          {h, s, ref.W1.weight.value(), ref.W2.weight.value(), ref.v.value()},
+                          {h, s, ref.W1.weight.value(), ref.W2.weight.value(), v},
                           "inputs 0..4: h (2, 3, 3), s (2, 2), W1, W2, v");
          expect_learns_reverse(impl.additive_scores);
        }},
