@@ -16,7 +16,12 @@
 namespace heed {
 
 // The one scalar type. Gradient checks need double; nothing else may hard-code it.
+// `make float` builds everything with -DHEED_REAL_FLOAT (32-bit reals) in build-float/ instead.
+#ifdef HEED_REAL_FLOAT
+using real = float;
+#else
 using real = double;
+#endif
 
 using Shape = std::vector<int64_t>;
 
