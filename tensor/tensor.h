@@ -22,6 +22,8 @@ using real = float;
 #else
 using real = double;
 #endif
+// real's name as PyTorch spells it, for what heed reports (heed bench, --json): "float64" or "float32".
+inline constexpr const char* kRealName = sizeof(real) == 8 ? "float64" : "float32";
 
 using Shape = std::vector<int64_t>;
 
