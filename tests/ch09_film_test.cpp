@@ -17,6 +17,7 @@
 #include "tests/heed_cli.h"
 #include "viz/film.h"
 #include "viz/svg.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -150,7 +151,7 @@ TEST_SUITE("ch09_attention_matrices") {
           REQUIRE(row.size() == 5);
           real sum = 0;
           for (real w : row) sum += w;
-          CHECK(sum == doctest::Approx(1).epsilon(1e-12));
+          CHECK(sum == doctest::Approx(1).epsilon(test::tol(1e-12)));
         }
         CHECK(f.exact >= 0);
         CHECK(f.exact <= 1);

@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "tensor/tensor.h"
+#include "tests/precision.h"
 
 namespace heed::test {
 
@@ -34,10 +35,12 @@ inline constexpr const char* kGoldenBitsReason =
     "holds golden hashes or bytes of the double build's arithmetic, which float cannot reproduce";
 inline constexpr const char* kChapterTextReason =
     "compares a program's printed output with the chapter's text, written from the double build";
+inline constexpr const char* kDoubleRangeReason = "uses a value beyond float's range (1e300) on purpose";
 inline constexpr const char* kPytorchFp64Reason =
     "compares with PyTorch in float64 to double-precision bounds";
 
 }  // namespace heed::test
 
-// Skips the test case in the float build; `reason` is one of the constants above.
-#define DOUBLE_ONLY(reason) doctest::skip(heed::test::kFloatBuild) * doctest::description(reason)
+// Skips the test case in the float build; `reason` names one of the constants above, e.g.
+// TEST_CASE("gradcheck: ..." * DOUBLE_ONLY(kGradcheckReason)).
+#define DOUBLE_ONLY(reason) doctest::skip(heed::test::kFloatBuild) * doctest::description(heed::test::reason)
