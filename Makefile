@@ -233,7 +233,10 @@ float: | $(DOCTEST)
 	$(MAKE) BUILD=$(FLOAT_BUILD) CXXFLAGS="$(CXXFLAGS) -DHEED_REAL_FLOAT" all
 
 test-float: float
-	HEED_BUILD=$(FLOAT_BUILD) $(FLOAT_BUILD)/tests --no-intro
+	@echo "$(FLOAT_BUILD)/tests: every suite, in float"
+	@HEED_BUILD=$(FLOAT_BUILD) $(FLOAT_BUILD)/tests --no-intro
+	@echo "Skipped in float, each test marked with its reason (tests/precision.h): gradient checks, the"
+	@echo "golden hashes and bytes of double arithmetic, the chapters' printed outputs, PyTorch float64 to 1e-12."
 
 # Other compilers and architectures, each in a folder of its own (objects never mix with build/).
 # HEED_BUILD tells the tests where the programs are; HEED_RUN what runs them (qemu for ARM64).
