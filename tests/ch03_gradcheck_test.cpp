@@ -51,6 +51,17 @@ Tensor distinct(const Shape& s, uint64_t seed) {
 }  // namespace
 
 TEST_SUITE("ch03_gradcheck") {
+  TEST_CASE("the float build refuses to gradcheck, and says why and where to read about it") {
+    Tensor x = randn({2, 3}, 1);
+    auto f = [](Inputs v) { return tanh(v[0]); };
+    if (test::kFloatBuild) {
+      CHECK_THROWS_WITH_AS(gradcheck(f, {x}), doctest::Contains("gradcheck: needs double precision"), Error);
+      CHECK_THROWS_WITH_AS(gradcheck(f, {x}), doctest::Contains("tutorials/03_gradient_checking"), Error);
+    } else {
+      CHECK(gradcheck(f, {x}).ok);  // double: it runs
+    }
+  }
+
   TEST_CASE("unary ops" * DOUBLE_ONLY(kGradcheckReason)) {
     Tensor x = randn({2, 3}, 1);
     CHECK_GRAD("neg", [](Inputs v) { return neg(v[0]); }, {x});

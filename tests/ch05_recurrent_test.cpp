@@ -186,7 +186,7 @@ TEST_SUITE("ch05_recurrent") {
     CHECK(x.grad().at({1, 700, 0}) == 0);
   }
 
-  TEST_CASE("where: forward, gradient to the chosen side, and shape errors") {
+  TEST_CASE("where: forward, gradient to the chosen side, and shape errors" * DOUBLE_ONLY(kGradcheckReason)) {
     Tensor cond({2, 1}, {1, 0});
     Var a(Tensor({2, 2}, {1, 2, 3, 4}), true), b(Tensor({2, 2}, {5, 6, 7, 8}), true);
     Var y = where(cond, a, b);

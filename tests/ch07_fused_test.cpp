@@ -59,7 +59,8 @@ TEST_SUITE("ch07_additive_attention") {
     }
   }
 
-  TEST_CASE("weighted_sum equals the batched product it replaces: values and gradients, to 1e-12 relative") {
+  TEST_CASE("weighted_sum equals the batched product it replaces: values and gradients, to 1e-12 relative" *
+            DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(34);
     for (Shape s : {Shape{1, 1, 1}, Shape{2, 3, 4}, Shape{5, 7, 16}}) {
       const std::string shape = shape_str(s);

@@ -325,7 +325,7 @@ TEST_SUITE("ch12_attention_zoo") {
     for (int64_t i = 0; i < 2; ++i) {
       real f = std::pow(10000.0, -2.0 * i / 5), k = 2;
       real s = P.at({1, 2 * i}), c = P.at({1, 2 * i + 1});
-      CHECK(P.at({3, 2 * i}) == doctest::Approx(s * std::cos(k * f) + c * std::sin(k * f)).epsilon(1e-14));
+      CHECK(P.at({3, 2 * i}) == doctest::Approx(s * std::cos(k * f) + c * std::sin(k * f)).epsilon(test::tol(1e-14)));
       CHECK(P.at({3, 2 * i + 1}) == doctest::Approx(c * std::cos(k * f) - s * std::sin(k * f)).epsilon(1e-14));
     }
     CHECK_THROWS_WITH_AS(sinusoidal_positions(3, 0), doctest::Contains("sinusoidal_positions: length 3 and dim 0"),
