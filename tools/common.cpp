@@ -8,10 +8,11 @@
 
 namespace heed {
 
-namespace {
 // 2: tensors named as PyTorch's state_dict (encoder.weight_ih_l0, attention.v.weight (1, A)),
 // vocabularies in the metadata.
-const char* kFormat = "heed-seq2seq-2";
+const char* const kFormat = "heed-seq2seq-2";
+
+namespace {
 
 std::string joined(const Vocab& v) {
   std::string out;

@@ -22,6 +22,9 @@ int cmd_eval(const std::vector<std::string>& argv);
 int cmd_predict(const std::vector<std::string>& argv);
 int cmd_bench(const std::vector<std::string>& argv);
 
+// The checkpoint format heed writes and reads ("heed-seq2seq-2"; docs/checkpoints.md).
+extern const char* const kFormat;
+
 // What `heed train` was asked to do: its flags read and checked -- ranges, the model's size
 // and a step's memory -- with nothing large built yet. Throws heed::Error on any mistake.
 struct TrainPlan {
