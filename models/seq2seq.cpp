@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "autograd/functions.h"
+#include "io/parse.h"
 #include "models/vocab.h"
 #include "nn/loss.h"
 
@@ -18,14 +19,7 @@ bool is_luong(const std::string& m) {
 int64_t parse_int(const std::map<std::string, std::string>& meta, const std::string& key) {
   auto it = meta.find(key);
   if (it == meta.end()) throw Error("model config: checkpoint metadata has no '" + key + "'");
-  try {
-    size_t used = 0;
-    long long v = std::stoll(it->second, &used);
-    if (used != it->second.size()) throw std::invalid_argument("trailing");
-    return v;
-  } catch (const std::exception&) {
-    throw Error("model config: '" + key + "' is '" + it->second + "', not an integer");
-  }
+  return parse_int64(it->second, "model config: '" + key + "'");
 }
 
 }  // namespace
