@@ -128,6 +128,6 @@ TEST_SUITE("ch07_additive_attention") {
     CHECK(back.cell == "lstm");
     CHECK(back.bidirectional);
     meta["hidden"] = "12x";
-    CHECK_THROWS_WITH_AS(ModelConfig::from_metadata(meta), doctest::Contains("'hidden' is '12x'"), Error);
+    CHECK_THROWS_WITH_AS(ModelConfig::from_metadata(meta), doctest::Contains("'hidden': '12x' is not a whole number"), Error);
   }
 }
