@@ -4,7 +4,7 @@
 #include <bit>
 #include <limits>
 
-#include "nn/json.h"
+#include "io/json.h"
 
 using namespace heed;
 

@@ -15,7 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "nn/safetensors.h"
+#include "io/atomic_file.h"
+#include "io/safetensors.h"
 #include "tests/chapter_check.h"
 #include "tests/heed_cli.h"
 

@@ -16,11 +16,12 @@
 #include <string>
 
 #include "autograd/var.h"
+#include "io/atomic_file.h"
+#include "io/json.h"
+#include "io/safetensors.h"
 #include "models/seq2seq.h"
 #include "models/train.h"
 #include "nn/checkpoint.h"
-#include "nn/json.h"
-#include "nn/safetensors.h"
 #include "tests/heed_cli.h"  // slurp
 
 using namespace heed;

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "autograd/functions.h"
+#include "io/json.h"
 #include "models/train.h"
-#include "nn/json.h"
 #include "nn/loss.h"
 #include "nn/optim.h"
 #include "tools/common.h"

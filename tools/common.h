@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "io/safetensors.h"
 #include "models/seq2seq.h"
 #include "models/tasks.h"
 #include "models/train.h"
-#include "nn/safetensors.h"
 #include "tools/args.h"
 #include "tools/watch.h"
 

@@ -6,9 +6,10 @@
 #include <sstream>
 #include <string>
 
+#include "io/atomic_file.h"
+#include "io/json.h"
 #include "models/beam.h"
 #include "models/train.h"
-#include "nn/json.h"
 #include "tools/common.h"
 #include "viz/heatmap.h"
 #include "viz/html.h"

@@ -8,10 +8,11 @@
 #include <filesystem>
 #include <string>
 
+#include "io/atomic_file.h"
+#include "io/json.h"
+#include "io/safetensors.h"
 #include "models/train.h"
 #include "nn/checkpoint.h"
-#include "nn/json.h"
-#include "nn/safetensors.h"
 #include "tools/common.h"
 #include "tools/train_state.h"
 #include "tools/watch.h"

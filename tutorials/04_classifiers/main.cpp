@@ -21,6 +21,7 @@
 
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
+#include "io/atomic_file.h"
 #include "nn/checkpoint.h"
 #include "nn/embedding.h"
 #include "nn/linear.h"
