@@ -144,7 +144,7 @@ void check_task_vocab(const LoadedModel& m, const std::string& path) {
 }
 
 void read_transformer_flags(const Args& a, ModelConfig& c) {
-  if (c.model != "transformer") {
+  if (c.kind() != ModelKind::kTransformer) {
     for (const std::string& f : kTransformerFlags)
       if (a.has(f)) throw a.error(f + " is for --model transformer, not " + c.model);
     if (a.has(kTransformerSwitch)) throw a.error(std::string(kTransformerSwitch) + " is for --model transformer, not " + c.model);
