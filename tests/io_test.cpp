@@ -1,5 +1,5 @@
 // io/: the layer below nn/ and viz/ that reads and writes bytes. The UTF-8 check both JSON and
-// the pictures rely on, JSON quoting in its two forms (strict, and safe inside an HTML script),
+// the pictures rely on, whole numbers read one way, JSON quoting in its two forms (strict, and safe inside an HTML script),
 // and atomic file writes: a failed write leaves the old file whole, and two writers never share
 // a temporary file.
 #include <doctest/doctest.h>
@@ -15,6 +15,7 @@
 
 #include "io/atomic_file.h"
 #include "io/json.h"
+#include "io/parse.h"
 #include "io/utf8.h"
 #include "tests/heed_cli.h"  // slurp
 
@@ -76,6 +77,25 @@ TEST_CASE("json_quote: strict refuses invalid UTF-8; the script form replaces it
     CHECK(json_quote("\"\\\n\x01 caf\xC3\xA9", how) == "\"\\\"\\\\\\n\\u0001 caf\xC3\xA9\"");
   // What the script form writes is JSON that reads back as the text (invalid bytes aside).
   CHECK(parse_json(json_quote("<b> & \xE2\x80\xA9", JsonQuoting::kScript)).as_string() == "<b> & \xE2\x80\xA9");
+}
+
+TEST_CASE("parse_int64: '-' and digits only, within the range; the message names what and the text") {
+  CHECK(parse_int64("12", "n") == 12);
+  CHECK(parse_int64("-7", "n") == -7);
+  CHECK(parse_int64("007", "n") == 7);
+  CHECK(parse_int64("9223372036854775807", "n") == INT64_MAX);
+  CHECK(parse_int64("-9223372036854775808", "n") == INT64_MIN);
+  CHECK(parse_int64("5", "n", 5, 5) == 5);
+  for (const char* bad : {"12abc", " 12", "12 ", "+12", "", "-", "1e3", "1.5", "0x10", "ten", "1,2"}) {
+    std::string says = "--steps: '" + std::string(bad) + "' is not a whole number";
+    CHECK_THROWS_WITH_AS(parse_int64(bad, "--steps"), says.c_str(), Error);
+  }
+  CHECK_THROWS_WITH_AS(parse_int64("9223372036854775808", "x"),
+                       "x: 9223372036854775808 is out of range [-9223372036854775808, 9223372036854775807]", Error);
+  CHECK_THROWS_WITH_AS(parse_int64("-99999999999999999999", "x", 0, 10), "x: -99999999999999999999 is out of range [0, 10]",
+                       Error);
+  CHECK_THROWS_WITH_AS(parse_int64("0", "--hidden", 1, 4096), "--hidden: 0 is out of range [1, 4096]", Error);
+  CHECK_THROWS_WITH_AS(parse_int64("4097", "--hidden", 1, 4096), "--hidden: 4097 is out of range [1, 4096]", Error);
 }
 
 TEST_CASE("write_text_file: replaces the file whole, leaves no temporary file, refuses a folder") {
