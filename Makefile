@@ -41,7 +41,7 @@ LDFLAGS  ?=
 BASEFLAGS := -std=c++20 -ffp-contract=off -Wall -Wextra -Wpedantic -I. -MMD -MP
 BUILD    := build
 
-LIB_SRCS  := $(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp models/*.cpp viz/*.cpp)
+LIB_SRCS  := $(wildcard tensor/*.cpp io/*.cpp autograd/*.cpp nn/*.cpp models/*.cpp viz/*.cpp)
 TEST_SRCS := $(wildcard tests/*.cpp)
 TOOL_SRCS := $(filter-out tools/heed.cpp,$(wildcard tools/*.cpp))
 CHAPTERS  := $(sort $(patsubst tutorials/%/main.cpp,%,$(wildcard tutorials/*/main.cpp)))

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "autograd/functions.h"
+#include "io/parse.h"
 #include "models/vocab.h"
 #include "nn/loss.h"
 
@@ -11,29 +12,32 @@ namespace heed {
 
 namespace {
 
-bool is_luong(const std::string& m) {
-  return m == "general" || m == "dot" || m == "scaled" || m == "cosine" || m == "location";
-}
-
 int64_t parse_int(const std::map<std::string, std::string>& meta, const std::string& key) {
   auto it = meta.find(key);
   if (it == meta.end()) throw Error("model config: checkpoint metadata has no '" + key + "'");
-  try {
-    size_t used = 0;
-    long long v = std::stoll(it->second, &used);
-    if (used != it->second.size()) throw std::invalid_argument("trailing");
-    return v;
-  } catch (const std::exception&) {
-    throw Error("model config: '" + key + "' is '" + it->second + "', not an integer");
-  }
+  return parse_int64(it->second, "model config: '" + key + "'");
 }
 
 }  // namespace
 
+ModelKind model_kind(const std::string& name) {
+  static const std::pair<const char*, ModelKind> kNames[] = {
+      {"plain", ModelKind::kPlain},   {"additive", ModelKind::kAdditive}, {"general", ModelKind::kGeneral},
+      {"dot", ModelKind::kDot},       {"scaled", ModelKind::kScaled},     {"cosine", ModelKind::kCosine},
+      {"location", ModelKind::kLocation}, {"transformer", ModelKind::kTransformer}};
+  for (const auto& [n, k] : kNames)
+    if (name == n) return k;
+  throw Error("model config: unknown model '" + name +
+              "' (choose plain, additive, general, dot, scaled, cosine, location or transformer)");
+}
+
+bool is_luong(ModelKind k) {
+  return k == ModelKind::kGeneral || k == ModelKind::kDot || k == ModelKind::kScaled || k == ModelKind::kCosine ||
+         k == ModelKind::kLocation;
+}
+
 void ModelConfig::validate() const {
-  if (model != "plain" && model != "additive" && !is_luong(model) && model != "transformer")
-    throw Error("model config: unknown model '" + model +
-                "' (choose plain, additive, general, dot, scaled, cosine, location or transformer)");
+  const ModelKind k = kind();
   if (cell != "gru" && cell != "lstm" && cell != "rnn")
     throw Error("model config: unknown cell '" + cell + "' (choose gru, lstm or rnn)");
   auto check = [](const char* name, int64_t v, int64_t lo, int64_t hi) {
@@ -46,7 +50,7 @@ void ModelConfig::validate() const {
   check("embed", embed, 1, 4096);
   check("hidden", hidden, 1, 4096);
   check("max_src_len", max_src_len, 1, 100000);
-  if (model == "transformer") {
+  if (k == ModelKind::kTransformer) {
     check("layers", layers, 1, 64);
     check("heads", heads, 1, 4096);
     check("ff", ff, 1, 65536);
@@ -57,13 +61,13 @@ void ModelConfig::validate() const {
     if (!(dropout >= 0 && dropout < 1))
       throw Error("model config: dropout is " + std::to_string(dropout) + ", must be in [0, 1)");
   }
-  if (bidirectional && (model == "dot" || model == "scaled" || model == "cosine"))
+  if (bidirectional && (k == ModelKind::kDot || k == ModelKind::kScaled || k == ModelKind::kCosine))
     throw Error("model config: " + model + " attention compares s_t (" + std::to_string(hidden) +
                 ") with bidirectional states (" + std::to_string(2 * hidden) +
                 "): sizes differ; use general or additive");
-  if (input_feeding && !is_luong(model))
+  if (input_feeding && !is_luong(k))
     throw Error("model config: input feeding is for Luong's models (general, dot, scaled, cosine, location), not " +
-                model + (model == "additive" ? ", whose cell already reads the context" : ""));
+                model + (k == ModelKind::kAdditive ? ", whose cell already reads the context" : ""));
   // Each size alone may be fine while their products are not; refuse before allocating.
   if (int64_t n = parameter_count(); n > kMaxParameters)
     throw Error("model config: " + std::to_string(n) + " parameters (embed " + std::to_string(embed) + ", hidden " +
@@ -74,7 +78,8 @@ void ModelConfig::validate() const {
 
 int64_t ModelConfig::parameter_count() const {
   // Each factor is bounded by validate()'s ranges, so no product overflows int64.
-  if (model == "transformer") {
+  const ModelKind k = kind();
+  if (k == ModelKind::kTransformer) {
     const int64_t D = embed, F = ff;
     const int64_t attn = 3 * D * D + 3 * D + D * D + D, ffn = D * F + F + F * D + D, norm = 2 * D;
     int64_t n = (src_vocab + tgt_vocab) * D + D * tgt_vocab + tgt_vocab;  // embeddings, out
@@ -89,13 +94,13 @@ int64_t ModelConfig::parameter_count() const {
   int64_t n = (src_vocab + tgt_vocab) * E;                              // embeddings
   n += (bidirectional ? 2 : 1) * cell_params(E);                        // encoder
   if (bidirectional) n += D * H + H;                                    // bridge
-  n += cell_params(E + (model == "additive" ? D : 0) + (input_feeding ? H : 0));  // decoder
-  if (model == "additive") n += D * H + H * H + H;                      // W1, W2, v
-  if (model == "general") n += D * H;                                   // W
-  if (model == "cosine") n += 1;                                        // beta
-  if (model == "location") n += H * max_src_len;                        // W_a
-  if (is_luong(model)) n += (D + H) * H;                                // combine
-  const int64_t out_in = model == "additive" ? H + D : H;
+  n += cell_params(E + (k == ModelKind::kAdditive ? D : 0) + (input_feeding ? H : 0));  // decoder
+  if (k == ModelKind::kAdditive) n += D * H + H * H + H;                // W1, W2, v
+  if (k == ModelKind::kGeneral) n += D * H;                             // W
+  if (k == ModelKind::kCosine) n += 1;                                  // beta
+  if (k == ModelKind::kLocation) n += H * max_src_len;                  // W_a
+  if (is_luong(k)) n += (D + H) * H;                                    // combine
+  const int64_t out_in = k == ModelKind::kAdditive ? H + D : H;
   n += out_in * tgt_vocab + tgt_vocab;                                  // out
   return n;
 }
@@ -140,7 +145,7 @@ ModelConfig ModelConfig::from_metadata(const std::map<std::string, std::string>&
   c.bidirectional = parse_int(meta, "bidirectional") != 0;
   c.max_src_len = parse_int(meta, "max_src_len");
   c.input_feeding = meta.count("input_feeding") && parse_int(meta, "input_feeding") != 0;
-  if (c.model == "transformer") {
+  if (c.kind() == ModelKind::kTransformer) {
     c.layers = parse_int(meta, "layers");
     c.heads = parse_int(meta, "heads");
     c.ff = parse_int(meta, "ff");
@@ -168,24 +173,25 @@ namespace {
 
 // What W_out reads: s_t, [s_t; c_t] (additive) or h~_t; the transformer's output (D = embed).
 int64_t out_features(const ModelConfig& c) {
-  if (c.model == "transformer") return c.embed;
-  return c.model == "additive" ? c.hidden + (c.bidirectional ? 2 : 1) * c.hidden : c.hidden;
+  if (c.kind() == ModelKind::kTransformer) return c.embed;
+  return c.kind() == ModelKind::kAdditive ? c.hidden + (c.bidirectional ? 2 : 1) * c.hidden : c.hidden;
 }
 
 }  // namespace
 
 Seq2Seq::Seq2Seq(const ModelConfig& config, Generator& gen)
     : config_(validated(config)),
+      kind_(config_.kind()),
       src_embed_(config.src_vocab, config.embed, gen, Vocab::kPad),
       tgt_embed_(config.tgt_vocab, config.embed, gen, Vocab::kPad),
-      encoder_(config.model == "transformer"
+      encoder_(kind_ == ModelKind::kTransformer
                    ? nullptr
                    : std::make_unique<RecurrentEncoder>(config.cell, config.embed, config.hidden,
                                                         config.bidirectional, gen)),
       out_(out_features(config), config.tgt_vocab, true, gen) {
   register_module("src_embed", src_embed_);
   register_module("tgt_embed", tgt_embed_);
-  if (config.model == "transformer") {
+  if (kind_ == ModelKind::kTransformer) {
     TransformerSizes s{config.embed, config.layers,      config.heads,       config.ff,
                        config.norm_first, config.positions == "learned", config.max_src_len, config.dropout};
     transformer_ = std::make_unique<TransformerCore>(s, gen);
@@ -207,14 +213,14 @@ Seq2Seq::Seq2Seq(const ModelConfig& config, Generator& gen)
     bridge_ = std::make_unique<Linear>(D, H, true, gen);
     register_module("bridge", *bridge_);
   }
-  int64_t cell_input = config.embed + (config.model == "additive" ? D : 0) + (config.input_feeding ? H : 0);
+  int64_t cell_input = config.embed + (kind_ == ModelKind::kAdditive ? D : 0) + (config.input_feeding ? H : 0);
   decoder_ = make_cell(config.cell, cell_input, H, gen);
   register_module("decoder", *decoder_);
-  if (config.model != "plain") {
+  if (kind_ != ModelKind::kPlain) {
     score_ = make_score(config.model, H, D, H, config.max_src_len, gen);
     register_module("attention", *score_);
   }
-  if (is_luong(config.model)) {
+  if (is_luong(kind_)) {
     combine_ = std::make_unique<Linear>(D + H, H, false, gen);
     register_module("combine", *combine_);
   }
@@ -272,10 +278,10 @@ StepOutput Seq2Seq::step(const std::vector<int64_t>& prev_tokens, DecoderState& 
   if (transformer_) return transformer_->step(tgt_embed_, prev_tokens, st);
   Var y = tgt_embed_.forward(prev_tokens);  // (B, E)
   StepOutput o;
-  if (config_.model == "plain") {
+  if (kind_ == ModelKind::kPlain) {
     st.s = decoder_->step(y, st.s);
     o.out = st.s.h;
-  } else if (config_.model == "additive") {
+  } else if (kind_ == ModelKind::kAdditive) {
     Attention a = attend(score_->score(st.s.h, st.keys), st.values, st.mask);  // with s_{t-1}
     st.s = decoder_->step(concat({y, a.context}, 1), st.s);
     o.out = concat({st.s.h, a.context}, 1);

@@ -26,6 +26,15 @@
 
 namespace heed {
 
+// The model kinds. ModelConfig::model keeps the name (for metadata and the command line);
+// Seq2Seq resolves it to a ModelKind once, when it is built, and its decoder step dispatches on
+// that, not on the string.
+enum class ModelKind { kPlain, kAdditive, kGeneral, kDot, kScaled, kCosine, kLocation, kTransformer };
+// The kind `name` spells; heed::Error listing the names for any other.
+ModelKind model_kind(const std::string& name);
+// general, dot, scaled, cosine, location: Luong's models (attend with s_t, attentional state h~_t).
+bool is_luong(ModelKind kind);
+
 struct ModelConfig {
   std::string model = "additive";  // plain, additive, general, dot, scaled, cosine, location, transformer
   std::string cell = "gru";        // gru, lstm, rnn
@@ -40,6 +49,7 @@ struct ModelConfig {
   std::string positions = "sinusoidal";     // sinusoidal or learned
   real dropout = 0;
 
+  ModelKind kind() const { return model_kind(model); }  // heed::Error for an unknown name
   // Throws heed::Error naming the field and value when something is out of range, and when the
   // model would have more than kMaxParameters parameters.
   void validate() const;
@@ -115,6 +125,7 @@ class Seq2Seq : public Module {
 
  private:
   ModelConfig config_;
+  ModelKind kind_;  // config_.model, resolved once
   Embedding src_embed_, tgt_embed_;
   std::unique_ptr<RecurrentEncoder> encoder_;  // recurrent models
   std::unique_ptr<TransformerCore> transformer_;

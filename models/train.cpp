@@ -24,9 +24,9 @@ real step_memory_bytes(const ModelConfig& c, int64_t batch, int64_t max_len) {
   const real H = static_cast<real>(c.hidden), E = static_cast<real>(c.embed);
   const real D = c.bidirectional ? 2 * H : H, V = static_cast<real>(c.tgt_vocab);
   real elements = 20 * B * (S + T) * (G * H + D + E + V) + 8 * B * S * T;
-  if (c.model == "additive") elements += 6 * B * S * T * H;
-  if (c.model == "location") elements += 4 * B * T * static_cast<real>(c.max_src_len);
-  if (c.model == "transformer") {  // per layer: ~30 saved (B, ., D) tensors, the FF's (B, ., F), the weights
+  if (c.kind() == ModelKind::kAdditive) elements += 6 * B * S * T * H;
+  if (c.kind() == ModelKind::kLocation) elements += 4 * B * T * static_cast<real>(c.max_src_len);
+  if (c.kind() == ModelKind::kTransformer) {  // per layer: ~30 saved (B, ., D) tensors, the FF's (B, ., F), the weights
     const real N = static_cast<real>(c.layers), h = static_cast<real>(c.heads), F = static_cast<real>(c.ff);
     elements = 20 * B * T * V + N * (2 * 30 * B * (S + T) * E + 2 * 6 * B * (S + T) * F +
                                      2 * 8 * h * B * (S * S + T * T + T * S));

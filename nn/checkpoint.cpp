@@ -3,7 +3,7 @@
 #include <cmath>
 #include <set>
 
-#include "nn/safetensors.h"
+#include "io/safetensors.h"
 
 namespace heed {
 

@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
+#include "io/safetensors.h"
 #include "nn/module.h"
-#include "nn/safetensors.h"
 
 namespace heed {
 

@@ -12,8 +12,8 @@
 #include <limits>
 #include <sstream>
 
+#include "io/safetensors.h"
 #include "nn/checkpoint.h"
-#include "nn/safetensors.h"
 #include "tensor/random.h"
 #include "tests/heed_cli.h"  // slurp
 #include "tests/precision.h"

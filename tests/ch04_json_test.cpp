@@ -4,7 +4,7 @@
 #include <bit>
 #include <limits>
 
-#include "nn/json.h"
+#include "io/json.h"
 #include "tests/precision.h"
 
 using namespace heed;

@@ -54,6 +54,8 @@ TEST_SUITE("ch04_pytorch") {
     for (const char* model : {"plain", "additive", "general", "location"})
       for (const char* cell : {"gru", "lstm"})
         configs.push_back({std::string("--model ") + model + " --cell " + cell + " --bidirectional" + toy, "2 7 1 8"});
+    for (const char* cell : {"gru", "lstm"})  // input feeding: the cell also reads h~_{t-1}
+      configs.push_back({std::string("--model general --input-feeding --cell ") + cell + toy, "3 1 4 1 5"});
     configs.push_back({"--task translate --model additive --embed 8 --hidden 8 --batch 8 --steps 20 --eval-samples 2",
                        "ich habe keinen hunger , weil ich ein brot gegessen habe ."});
 

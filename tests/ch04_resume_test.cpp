@@ -270,6 +270,8 @@ TEST_SUITE("ch04_resume") {
     });
     const std::string beyond = edited("beyond.st", "training.step", "99");
     const std::string bad_lr = edited("bad-lr.st", "lr", "fast");
+    const std::string bad_steps = edited("bad-steps.st", "steps", "12abc");
+    const std::string negative_step = edited("negative-step.st", "training.step", "-3");
     const std::string few_tokens = edited("few-tokens.st", "tgt_tokens", "<pad> <bos> <eos> 0");
     const std::string no_specials = edited("no-specials.st", "src_tokens", "a b c 0 1 2 3 4 5 6 7 8 9");
     const std::string twice = edited("twice.st", "src_tokens", "<pad> <bos> <eos> 0 0 2 3 4 5 6 7 8 9");
@@ -299,6 +301,8 @@ TEST_SUITE("ch04_resume") {
         {"train --resume " + extra, "its training state holds tensors this model has no parameter for"},
         {"train --resume " + beyond, "it records step 99 of a 6-step run"},
         {"train --resume " + bad_lr, "metadata 'lr' is 'fast', not a number >= 0"},
+        {"train --resume " + bad_steps, "metadata 'steps': '12abc' is not a whole number"},
+        {"train --resume " + negative_step, "metadata 'training.step': -3 is out of range [0, "},
         {"train --resume " + few_tokens, "metadata 'tgt_tokens' holds 4 tokens; the model's vocabulary has 13"},
         {"train --resume " + no_specials, "metadata 'src_tokens' must start with <pad> <bos> <eos>"},
         {"train --resume " + twice, "word '0' appears twice"},

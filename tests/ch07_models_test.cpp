@@ -116,6 +116,25 @@ TEST_SUITE("ch07_additive_attention") {
     CHECK(plain.greedy(two_sequences(), 3).attention.empty());
   }
 
+  TEST_CASE("a model's name resolves once to its kind: eight names, eight kinds, five of them Luong's") {
+    const std::vector<std::pair<std::string, ModelKind>> names = {
+        {"plain", ModelKind::kPlain},   {"additive", ModelKind::kAdditive}, {"general", ModelKind::kGeneral},
+        {"dot", ModelKind::kDot},       {"scaled", ModelKind::kScaled},     {"cosine", ModelKind::kCosine},
+        {"location", ModelKind::kLocation}, {"transformer", ModelKind::kTransformer}};
+    int luong = 0;
+    for (const auto& [name, kind] : names) {
+      CHECK(model_kind(name) == kind);
+      ModelConfig c;
+      c.model = name;
+      CHECK(c.kind() == kind);
+      luong += is_luong(kind);
+    }
+    CHECK(luong == 5);
+    CHECK_FALSE(is_luong(ModelKind::kAdditive));
+    CHECK_THROWS_WITH_AS(model_kind("Additive"), "model config: unknown model 'Additive' (choose plain, additive, general, "
+                         "dot, scaled, cosine, location or transformer)", Error);
+  }
+
   TEST_CASE("model configurations are validated with clear messages") {
     Generator gen(6);
     CHECK_THROWS_WITH_AS(Seq2Seq(tiny("perceiver"), gen), doctest::Contains("unknown model 'perceiver'"), Error);
@@ -129,6 +148,6 @@ TEST_SUITE("ch07_additive_attention") {
     CHECK(back.cell == "lstm");
     CHECK(back.bidirectional);
     meta["hidden"] = "12x";
-    CHECK_THROWS_WITH_AS(ModelConfig::from_metadata(meta), doctest::Contains("'hidden' is '12x'"), Error);
+    CHECK_THROWS_WITH_AS(ModelConfig::from_metadata(meta), doctest::Contains("'hidden': '12x' is not a whole number"), Error);
   }
 }

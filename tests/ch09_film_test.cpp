@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include "io/atomic_file.h"
 #include "models/translate.h"
 #include "models/watch.h"
 #include "tests/chapter_check.h"  // build_dir

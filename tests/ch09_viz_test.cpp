@@ -4,7 +4,6 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -13,7 +12,6 @@
 #include "viz/html.h"
 #include "viz/svg.h"
 #include "viz/xml_check.h"
-#include "tests/heed_cli.h"  // slurp
 #include "tests/precision.h"
 
 using heed::real;
@@ -303,20 +301,5 @@ TEST_SUITE("ch09_attention_matrices") {
     std::size_t begin = html.find("<svg"), end = html.find("</svg>");
     REQUIRE(end != std::string::npos);
     CHECK(heed::xml_well_formed(html.substr(begin, end + 6 - begin)));
-  }
-
-  TEST_CASE("write_text_file writes atomically and names the path when it cannot") {
-    auto dir = std::filesystem::temp_directory_path() / "heed_ch09_write_test";
-    std::filesystem::create_directories(dir);
-    std::string path = (dir / "picture.svg").string();
-    heed::write_text_file(path, "first");
-    heed::write_text_file(path, "<svg/>\n");
-    CHECK(heed::slurp(path) == "<svg/>\n");
-    CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
-    std::filesystem::remove_all(dir);
-    std::string missing = (dir / "missing" / "x.svg").string();
-    std::string expected = "write_text_file: cannot write '" + missing + "'";
-    CHECK_THROWS_WITH_AS(heed::write_text_file(missing, "x"), doctest::Contains(expected.c_str()),
-                         heed::Error);
   }
 }

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "nn/json.h"
-#include "viz/svg.h"
+#include "io/json.h"
 #include "tests/heed_cli.h"
 #include "tests/precision.h"
+#include "viz/svg.h"
 
 using namespace heed;
 

@@ -94,7 +94,7 @@ TEST_SUITE("ch06_first_hour") {
     CliRun v = s.heed("--version");
     CHECK(v.status == 0);
     CHECK(v.out.rfind("heed ", 0) == 0);
-    CHECK(v.out.find("heed-seq2seq-1") != std::string::npos);
+    CHECK(v.out.find("heed-seq2seq-2") != std::string::npos);  // the format heed writes
     CHECK(count_lines(v.out) == 1);
 
     CliRun h = s.heed("--help");

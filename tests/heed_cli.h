@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "nn/json.h"
+#include "io/json.h"
 
 namespace heed {
 

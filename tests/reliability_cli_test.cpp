@@ -15,7 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "nn/safetensors.h"
+#include "io/atomic_file.h"
+#include "io/safetensors.h"
 #include "tests/chapter_check.h"
 #include "tests/heed_cli.h"
 
@@ -62,6 +63,8 @@ TEST_SUITE("reliability") {
     rewrite(m, s.path("lying-hidden.safetensors"), "hidden", "2000");
     rewrite(m, s.path("other-vocab.safetensors"), "vocab", "5");
     rewrite(m, s.path("bad-number.safetensors"), "min_len", "two");
+    rewrite(m, s.path("trailing-letters.safetensors"), "min_len", "12abc");  // the CLI's own rule
+    rewrite(m, s.path("trailing-embed.safetensors"), "embed", "4abc");
     write_safetensors(s.path("not-heed.safetensors"), {{"w", Tensor({2}, {1, 2})}}, {{"source", "elsewhere"}});
     {
       SafetensorsFile f = read_safetensors(m);
@@ -79,6 +82,9 @@ TEST_SUITE("reliability") {
         {"train --steps -5", "--steps: -5 is out of range"},
         {"train --steps ten", "--steps: 'ten' is not a whole number"},
         {"train --steps 1.5", "--steps: '1.5' is not a whole number"},
+        {"train --steps 12abc", "heed train: --steps: '12abc' is not a whole number"},
+        {"train --steps \" 12\"", "--steps: ' 12' is not a whole number"},
+        {"train --steps +12", "--steps: '+12' is not a whole number"},
         {"train --stepz 10", "unknown flag --stepz (see heed train --help)"},
         {"train -s 10", "unknown flag -s"},
         {"train --steps 5 --steps 6", "--steps is given twice"},
@@ -125,7 +131,9 @@ TEST_SUITE("reliability") {
         {"eval --load " + s.path("huge-hidden.safetensors"), "hidden is 100000, must be in [1, 4096]"},
         {"eval --load " + s.path("lying-hidden.safetensors"), "parameters, more than its"},
         {"eval --load " + s.path("other-vocab.safetensors"), "do not fit task reverse"},
-        {"eval --load " + s.path("bad-number.safetensors"), "metadata 'min_len' is not a number"},
+        {"eval --load " + s.path("bad-number.safetensors"), "metadata 'min_len': 'two' is not a whole number"},
+        {"eval --load " + s.path("trailing-letters.safetensors"), "metadata 'min_len': '12abc' is not a whole number"},
+        {"eval --load " + s.path("trailing-embed.safetensors"), "model config: 'embed': '4abc' is not a whole number"},
         {"eval --load " + s.path("nan.safetensors"), "holds nan at flat index 0"},
         {"predict --load " + s.path("absent.safetensors") + " \"1 2\"", "cannot open"},
         // Values of eval and predict.

@@ -16,11 +16,12 @@
 #include <string>
 
 #include "autograd/var.h"
+#include "io/atomic_file.h"
+#include "io/json.h"
+#include "io/safetensors.h"
 #include "models/seq2seq.h"
 #include "models/train.h"
 #include "nn/checkpoint.h"
-#include "nn/json.h"
-#include "nn/safetensors.h"
 #include "tests/heed_cli.h"  // slurp
 #include "tests/precision.h"
 
@@ -90,7 +91,11 @@ TEST_SUITE("reliability") {
     CHECK_THROWS_WITH_AS(ModelConfig::from_metadata(meta), doctest::Contains("hidden is 100000, must be in [1, 4096]"),
                          Error);
     meta["hidden"] = "99999999999999999999999";
-    CHECK_THROWS_WITH_AS(ModelConfig::from_metadata(meta), doctest::Contains("not an integer"), Error);
+    CHECK_THROWS_WITH_AS(ModelConfig::from_metadata(meta),
+                         doctest::Contains("model config: 'hidden': 99999999999999999999999 is out of range"), Error);
+    meta["hidden"] = "12abc";  // refused here as on the command line (io/parse.h)
+    CHECK_THROWS_WITH_AS(ModelConfig::from_metadata(meta),
+                         doctest::Contains("model config: 'hidden': '12abc' is not a whole number"), Error);
     // A step's memory: a batch of long sequences is refused, the configurations S and M pass.
     ModelConfig m = tiny();
     m.embed = 64;

@@ -1,8 +1,10 @@
 #include "tools/args.h"
 
-#include <cerrno>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
+
+#include "io/parse.h"
 
 namespace heed {
 
@@ -65,14 +67,11 @@ std::string Args::choice(const std::string& flag, const std::string& fallback,
 }
 
 int64_t Args::parse_int(const std::string& flag, const std::string& s, int64_t lo, int64_t hi) const {
-  errno = 0;
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || std::isspace(static_cast<unsigned char>(s[0])))
-    throw error(flag + ": '" + s + "' is not a whole number");
-  if (errno == ERANGE || v < lo || v > hi)
-    throw error(flag + ": " + s + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  return v;
+  try {
+    return parse_int64(s, flag, lo, hi);
+  } catch (const Error& e) {
+    throw error(e.what());  // the same message, after "heed <command>: "
+  }
 }
 
 int64_t Args::integer(const std::string& flag, int64_t fallback, int64_t lo, int64_t hi) const {

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "autograd/functions.h"
+#include "io/json.h"
 #include "models/train.h"
-#include "nn/json.h"
 #include "nn/loss.h"
 #include "nn/optim.h"
 #include "tools/common.h"
@@ -49,7 +49,8 @@ const char* kBenchHelp =
 // reference/pytorch/models.py counts them (docs/models.md); a training step is taken as 3x (forward + the two
 // products of each backward).
 real forward_flops(const ModelConfig& c, int64_t B, int64_t S, int64_t V) {
-  if (c.model == "transformer") {  // per layer: projections, scores and weighted sums, feed-forward
+  const ModelKind k = c.kind();
+  if (k == ModelKind::kTransformer) {  // per layer: projections, scores and weighted sums, feed-forward
     const real D = c.embed, F = c.ff, N = c.layers, T = S + 1;
     real enc = 2 * B * S * 4 * D * D + 2 * 2 * B * S * S * D + 2 * B * S * 2 * D * F;
     real dec = 2 * B * T * 4 * D * D + 2 * 2 * B * T * T * D                         // self-attention
@@ -60,13 +61,13 @@ real forward_flops(const ModelConfig& c, int64_t B, int64_t S, int64_t V) {
   const real G = c.cell == "lstm" ? 4 : c.cell == "rnn" ? 1 : 3;
   const real E = c.embed, H = c.hidden, T = S + 1, D = (c.bidirectional ? 2 : 1) * H;
   real f = 2 * B * S * E * G * H * (D / H) + 2 * B * S * H * G * H * (D / H);  // encoder
-  real din = c.model == "additive" ? E + D : E;
+  real din = k == ModelKind::kAdditive ? E + D : E;
   f += 2 * B * T * din * G * H + 2 * B * T * H * G * H;  // decoder cell
-  if (c.model == "plain") return f + 2 * B * T * H * V;
-  if (c.model == "additive")  // W1 keys, W2 query, v, context, out
+  if (k == ModelKind::kPlain) return f + 2 * B * T * H * V;
+  if (k == ModelKind::kAdditive)  // W1 keys, W2 query, v, context, out
     return f + 2 * B * S * D * H + 2 * B * T * H * H + 2 * B * T * S * H + 2 * B * T * S * D + 2 * B * T * (H + D) * V;
-  if (c.model == "general") f += 2 * B * S * D * H;
-  f += c.model == "location" ? 2 * B * T * H * c.max_src_len : 2 * B * T * S * H;  // scores
+  if (k == ModelKind::kGeneral) f += 2 * B * S * D * H;
+  f += k == ModelKind::kLocation ? 2 * B * T * H * c.max_src_len : 2 * B * T * S * H;  // scores
   return f + 2 * B * T * S * D + 2 * B * T * (D + H) * H + 2 * B * T * H * V;  // context, W_c, out
 }
 
@@ -118,7 +119,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
   const bool watch = a.has("--watch");
   const int64_t watch_every = a.integer("--watch-every", kDefaultWatchEvery, 1, 100000000);
   if (a.has("--watch-every") && !watch) throw a.error("--watch-every needs --watch");
-  if (watch && c.model == "plain") throw a.error("--watch: the plain model has no attention matrix to show");
+  if (watch && c.kind() == ModelKind::kPlain) throw a.error("--watch: the plain model has no attention matrix to show");
   const int64_t V = 10;
   ReverseTask task(V, L, L);
   c.src_vocab = c.tgt_vocab = task.src_vocab().size();

@@ -4,14 +4,16 @@
 #include <filesystem>
 #include <fstream>
 
+#include "io/parse.h"
 #include "nn/checkpoint.h"
 
 namespace heed {
 
-namespace {
 // 2: tensors named as PyTorch's state_dict (encoder.weight_ih_l0, attention.v.weight (1, A)),
 // vocabularies in the metadata.
-const char* kFormat = "heed-seq2seq-2";
+const char* const kFormat = "heed-seq2seq-2";
+
+namespace {
 
 std::string joined(const Vocab& v) {
   std::string out;
@@ -58,11 +60,7 @@ std::string meta_get(const std::string& path, const std::map<std::string, std::s
 }
 
 int64_t meta_integer(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key) {
-  try {
-    return std::stoll(meta_get(path, meta, key));
-  } catch (const std::logic_error&) {
-    throw Error("load " + path + ": metadata '" + key + "' is not a number");
-  }
+  return parse_int64(meta_get(path, meta, key), "load " + path + ": metadata '" + key + "'");
 }
 
 }  // namespace
@@ -146,7 +144,7 @@ void check_task_vocab(const LoadedModel& m, const std::string& path) {
 }
 
 void read_transformer_flags(const Args& a, ModelConfig& c) {
-  if (c.model != "transformer") {
+  if (c.kind() != ModelKind::kTransformer) {
     for (const std::string& f : kTransformerFlags)
       if (a.has(f)) throw a.error(f + " is for --model transformer, not " + c.model);
     if (a.has(kTransformerSwitch)) throw a.error(std::string(kTransformerSwitch) + " is for --model transformer, not " + c.model);

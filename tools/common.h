@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "io/safetensors.h"
 #include "models/seq2seq.h"
 #include "models/tasks.h"
 #include "models/train.h"
-#include "nn/safetensors.h"
 #include "tools/args.h"
 #include "tools/watch.h"
 
@@ -21,6 +21,9 @@ int cmd_train(const std::vector<std::string>& argv);
 int cmd_eval(const std::vector<std::string>& argv);
 int cmd_predict(const std::vector<std::string>& argv);
 int cmd_bench(const std::vector<std::string>& argv);
+
+// The checkpoint format heed writes and reads ("heed-seq2seq-2"; docs/checkpoints.md).
+extern const char* const kFormat;
 
 // What `heed train` was asked to do: its flags read and checked -- ranges, the model's size
 // and a step's memory -- with nothing large built yet. Throws heed::Error on any mistake.

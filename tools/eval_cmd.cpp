@@ -6,9 +6,10 @@
 #include <sstream>
 #include <string>
 
+#include "io/atomic_file.h"
+#include "io/json.h"
 #include "models/beam.h"
 #include "models/train.h"
-#include "nn/json.h"
 #include "tools/common.h"
 #include "viz/heatmap.h"
 #include "viz/html.h"
@@ -112,7 +113,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
                         .string());
   }
   LoadedModel m = load_model(a.text("--load", ""));
-  if (a.has("--svg") && m.model->config().model == "plain") throw a.error("--svg: the plain model has no attention to draw");
+  if (a.has("--svg") && m.model->config().kind() == ModelKind::kPlain) throw a.error("--svg: the plain model has no attention to draw");
   const Vocab& sv = m.src_vocab;  // the file's vocabularies
   const Vocab& tv = m.tgt_vocab;
   const std::string& model_name = m.model->config().model;

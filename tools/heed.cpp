@@ -12,7 +12,7 @@
 namespace {
 
 // The version of the command line and its checkpoint format; docs/cli.md is its contract.
-const char* kVersion = "heed 0.2 (checkpoint format heed-seq2seq-1, double precision)";
+const std::string kVersion = std::string("heed 0.3 (checkpoint format ") + heed::kFormat + ", double precision)";
 
 const char* kUsage =
     "usage: heed <command> [flags]\n"
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     return args.empty() ? 2 : 0;
   }
   if (args[0] == "--version" || args[0] == "-V" || args[0] == "version") {
-    std::printf("%s\n", kVersion);
+    std::printf("%s\n", kVersion.c_str());
     return 0;
   }
   std::string command = args[0];

@@ -8,10 +8,11 @@
 #include <filesystem>
 #include <string>
 
+#include "io/atomic_file.h"
+#include "io/json.h"
+#include "io/safetensors.h"
 #include "models/train.h"
 #include "nn/checkpoint.h"
-#include "nn/json.h"
-#include "nn/safetensors.h"
 #include "tools/common.h"
 #include "tools/train_state.h"
 #include "tools/watch.h"
@@ -189,7 +190,7 @@ int cmd_train(const std::vector<std::string>& argv) {
   restore_run(plan, run, trainer);
   std::string shape = config.cell + " cell" + (config.bidirectional ? ", bidirectional" : "") +
                       (config.input_feeding ? ", input feeding" : "");
-  if (config.model == "transformer")
+  if (config.kind() == ModelKind::kTransformer)
     shape = std::to_string(config.layers) + "+" + std::to_string(config.layers) + " layers, " +
             std::to_string(config.heads) + " heads, d " + std::to_string(config.embed) + ", ff " +
             std::to_string(config.ff) + (config.norm_first ? ", pre-norm" : ", post-norm") + ", " + config.positions +

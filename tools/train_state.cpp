@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "io/parse.h"
 #include "nn/checkpoint.h"
 #include "tools/watch.h"
 
@@ -35,14 +36,7 @@ std::string meta_text(const std::string& path, const std::map<std::string, std::
 }
 
 int64_t meta_int(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key) {
-  std::string s = meta_text(path, meta, key);
-  try {
-    size_t used = 0;
-    long long v = std::stoll(s, &used);
-    if (used == s.size() && v >= 0) return v;
-  } catch (const std::logic_error&) {
-  }
-  throw Error("train: --resume " + path + ": metadata '" + key + "' is '" + s + "', not a whole number >= 0");
+  return parse_int64(meta_text(path, meta, key), "train: --resume " + path + ": metadata '" + key + "'", 0);
 }
 
 real meta_real(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key) {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "nn/safetensors.h"  // check_writable
+#include "io/atomic_file.h"
 #include "tools/common.h"  // format_duration
 #include "viz/heatmap.h"
 #include "viz/svg.h"

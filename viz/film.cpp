@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "io/json.h"
 #include "viz/heatmap.h"
 #include "viz/html.h"
 #include "viz/svg.h"
@@ -123,7 +124,7 @@ std::string json_numbers(const std::vector<real>& xs, const char* format) {
 
 std::string json_strings(const std::vector<std::string>& tokens) {
   std::string o = "[";
-  for (std::size_t i = 0; i < tokens.size(); ++i) o += (i ? "," : "") + script_json_string(tokens[i]);
+  for (std::size_t i = 0; i < tokens.size(); ++i) o += (i ? "," : "") + json_quote(tokens[i], JsonQuoting::kScript);
   return o + "]";
 }
 

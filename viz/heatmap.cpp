@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "viz/xml_check.h"
+#include "io/utf8.h"
 
 namespace heed {
 
@@ -70,7 +70,7 @@ std::string printable(const std::string& token, std::size_t max_width, const Gly
                       std::size_t* width) {
   std::vector<std::string> chars;
   for (std::size_t i = 0; i < token.size();) {
-    int len = utf8_sequence_length(token, i);
+    int len = static_cast<int>(utf8_length(token, i));
     unsigned char b = static_cast<unsigned char>(token[i]);
     if (len == 0 || b < 0x20 || b == 0x7F) {
       chars.push_back("?");

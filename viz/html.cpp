@@ -2,41 +2,15 @@
 
 #include <cstdio>
 
+#include "io/json.h"
 #include "viz/heatmap.h"
 #include "viz/svg.h"
-#include "viz/xml_check.h"
 
 namespace heed {
 
-std::string script_json_string(const std::string& s) {
-  std::string out = "\"";
-  for (std::size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    char32_t cp = 0;
-    int len = utf8_sequence_length(s, i, &cp);
-    char esc[8];
-    if (len == 0) {
-      out += '?';
-      i += 1;
-      continue;
-    }
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == '<' || c == '>' || c == '&' || cp == 0x2028 || cp == 0x2029) {
-      std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(cp));
-      out += esc;
-    } else {
-      out.append(s, i, len);
-    }
-    i += len;
-  }
-  return out + "\"";
-}
-
 namespace {
 
-std::string json_string(const std::string& s) { return script_json_string(s); }
+std::string json_string(const std::string& s) { return json_quote(s, JsonQuoting::kScript); }
 
 std::string json_strings(const std::vector<std::string>& tokens) {
   std::string out = "[";

@@ -18,8 +18,4 @@ std::string html_explorer(const std::vector<std::string>& source,
                           const std::vector<std::string>& output,
                           const std::vector<std::vector<real>>& weights, const std::string& title);
 
-// A JSON string literal that is also safe inside <script>: '<', '>' and '&' are written as
-// \u escapes, so no token can close the script element; invalid UTF-8 becomes '?'.
-std::string script_json_string(const std::string& s);
-
 }  // namespace heed

@@ -2,14 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 
+#include "io/utf8.h"
 #include "viz/heatmap.h"
-#include "viz/xml_check.h"
 
 namespace heed {
 
@@ -19,7 +16,7 @@ std::string xml_escape(const std::string& text) {
   for (std::size_t i = 0; i < text.size();) {
     char c = text[i];
     unsigned char b = static_cast<unsigned char>(c);
-    int len = utf8_sequence_length(text, i);
+    int len = static_cast<int>(utf8_length(text, i));
     const char* entity = c == '&'    ? "&amp;"
                          : c == '<'  ? "&lt;"
                          : c == '>'  ? "&gt;"
@@ -57,8 +54,6 @@ std::string weight_colour(real w) {
 
 namespace {
 
-std::string reason(int err) { return err != 0 ? std::strerror(err) : "write failed"; }
-
 constexpr real kFont = 13;    // label font size, px
 constexpr real kCharW = 7.4;  // generous average width of a character at kFont in sans-serif
 constexpr real kCell = 28;    // side of one heatmap cell, px
@@ -81,7 +76,7 @@ std::string label(const std::string& token) {
   if (code_points(token) <= kMaxLabel) return xml_escape(token);
   std::size_t i = 0;
   for (std::size_t kept = 0; i < token.size() && kept < kMaxLabel - 1; ++kept) {
-    int len = utf8_sequence_length(token, i);
+    int len = static_cast<int>(utf8_length(token, i));
     i += len == 0 ? 1 : len;
   }
   return xml_escape(token.substr(0, i)) + "…";
@@ -218,25 +213,6 @@ std::string svg_heatmap_element(const std::vector<std::string>& source,
                                 const std::string& title, const AxisCaptions& axes) {
   check_attention("svg_heatmap_element", source, output, weights);
   return heatmap(source, output, weights, title, true, axes);
-}
-
-void write_text_file(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream file(temp, std::ios::binary | std::ios::trunc);
-    if (file) file.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (file) file.flush();
-    if (!file) {
-      int err = errno;
-      std::remove(temp.c_str());
-      throw Error("write_text_file: cannot write '" + path + "': " + reason(err));
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(temp.c_str());
-    throw Error("write_text_file: cannot rename '" + temp + "' to '" + path + "': " + reason(err));
-  }
 }
 
 }  // namespace heed

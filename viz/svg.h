@@ -51,8 +51,4 @@ std::string xml_escape(const std::string& text);
 // The colour of weight w in [0, 1] on the heatmaps' scale, as "#rrggbb".
 std::string weight_colour(real w);
 
-// Writes `text` to `path` atomically: a temporary file next to it, then a rename.
-// heed::Error naming the path if anything fails.
-void write_text_file(const std::string& path, const std::string& text);
-
 }  // namespace heed

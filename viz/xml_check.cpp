@@ -4,23 +4,9 @@
 #include <cstdio>
 #include <vector>
 
-namespace heed {
+#include "io/utf8.h"
 
-int utf8_sequence_length(const std::string& s, std::size_t i, char32_t* code_point) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char b = byte(i);
-  int len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-  if (len == 0 || i + len > s.size()) return 0;
-  char32_t cp = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
-  for (int k = 1; k < len; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (byte(i + k) & 0x3F);
-  }
-  static const char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};  // shortest form of each length
-  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  if (code_point) *code_point = cp;
-  return len;
-}
+namespace heed {
 
 namespace {
 
@@ -80,7 +66,7 @@ class Checker {
   // One character of text, an attribute value, a comment or a PI: valid UTF-8 and an XML Char.
   bool character() {
     char32_t c = 0;
-    int len = utf8_sequence_length(s_, pos_, &c);
+    int len = static_cast<int>(utf8_length(s_, pos_, &c));
     if (len == 0) return fail(pos_, "invalid UTF-8");
     if (!xml_char(c)) {
       char hex[16];

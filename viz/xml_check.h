@@ -5,7 +5,6 @@
 // exactly one root element. Not a validator: no DTDs (a <!DOCTYPE> is rejected), no namespaces.
 #pragma once
 
-#include <cstddef>
 #include <string>
 
 namespace heed {
@@ -13,10 +12,5 @@ namespace heed {
 // True when `text` is a well-formed XML document. Otherwise false, and `*error` (when not null)
 // says what is wrong and where: "byte 42: end tag </g> does not match <svg>".
 bool xml_well_formed(const std::string& text, std::string* error = nullptr);
-
-// The length (1-4) of the valid UTF-8 sequence starting at byte `i` of `s`, or 0 when the bytes
-// there are not valid UTF-8 (overlong, surrogate, truncated, beyond U+10FFFF).
-// `*code_point` (when not null) receives the decoded value. REQUIRES: i < s.size().
-int utf8_sequence_length(const std::string& s, std::size_t i, char32_t* code_point = nullptr);
 
 }  // namespace heed

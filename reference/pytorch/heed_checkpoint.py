@@ -115,6 +115,7 @@ class Seq2Seq(nn.Module):
         self.kind, self.cell = meta["model"], meta["cell"]
         E, H = int(meta["embed"]), int(meta["hidden"])
         bi = meta["bidirectional"] == "1"
+        self.feeding = meta.get("input_feeding") == "1"  # Luong section 3.3: the cell reads h~_{t-1}
         D = 2 * H if bi else H
         self.src_embed = nn.Embedding(int(meta["src_vocab"]), E, padding_idx=PAD)
         self.tgt_embed = nn.Embedding(int(meta["tgt_vocab"]), E, padding_idx=PAD)
@@ -122,7 +123,7 @@ class Seq2Seq(nn.Module):
         self.encoder = rnn(E, H, batch_first=True, bidirectional=bi)
         self.bridge = nn.Linear(D, H) if bi else None
         cell = {"gru": nn.GRUCell, "lstm": nn.LSTMCell, "rnn": nn.RNNCell}[self.cell]
-        self.decoder = cell(E + (D if self.kind == "additive" else 0), H)
+        self.decoder = cell(E + (D if self.kind == "additive" else 0) + (H if self.feeding else 0), H)
         self.attention = {
             "plain": lambda: None,
             "additive": lambda: Additive(H, D, H),
@@ -141,10 +142,14 @@ class Seq2Seq(nn.Module):
         h_n = last[0] if self.cell == "lstm" else last  # (directions, 1, H)
         if self.bridge is not None:  # both directions' last states, bridged
             h = torch.tanh(self.bridge(torch.cat([h_n[0], h_n[1]], 1)))
-            return states, (h, torch.zeros_like(h)) if self.cell == "lstm" else h
-        if self.cell == "lstm":
-            return states, (h_n[0], last[1][0])
-        return states, h_n[0]
+            state = (h, torch.zeros_like(h)) if self.cell == "lstm" else h
+        elif self.cell == "lstm":
+            state = (h_n[0], last[1][0])
+        else:
+            state = h_n[0]
+        if self.feeding:  # the state carries h~_{t-1} too, zeros before the first step
+            state = (state, torch.zeros(1, self.decoder.hidden_size, dtype=states.dtype))
+        return states, state
 
     def step(self, prev, state, states):  # -> (logits (1, V), attention (1, S) or None, state)
         y = self.tgt_embed(prev)
@@ -157,10 +162,14 @@ class Seq2Seq(nn.Module):
             c = torch.bmm(a.unsqueeze(1), states).squeeze(1)
             state = self.decoder(torch.cat([y, c], 1), state)
             return self.out(torch.cat([h_of(state), c], 1)), a, state
+        if self.feeding:
+            state, feed = state
+            y = torch.cat([y, feed], 1)
         state = self.decoder(y, state)  # Luong: attends with s_t
         a = torch.softmax(self.attention(h_of(state), states), 1)
         c = torch.bmm(a.unsqueeze(1), states).squeeze(1)
-        return self.out(torch.tanh(self.combine(torch.cat([c, h_of(state)], 1)))), a, state
+        h_tilde = torch.tanh(self.combine(torch.cat([c, h_of(state)], 1)))
+        return self.out(h_tilde), a, ((state, h_tilde) if self.feeding else state)
 
 
 def load(path):
@@ -168,6 +177,8 @@ def load(path):
     meta, tensors = read_safetensors(path)
     if meta.get("format") != "heed-seq2seq-2":
         sys.exit(f"{path}: format {meta.get('format')!r} is not heed-seq2seq-2")
+    if meta.get("model") == "transformer":
+        sys.exit(f"{path}: a transformer checkpoint; reference/pytorch/heed_transformer.py runs it")
     model = Seq2Seq(meta)
     weights = {k: v for k, v in tensors.items() if not k.startswith(TRAINING_PREFIX)}
     model.load_state_dict(weights, strict=True)

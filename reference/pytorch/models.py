@@ -14,8 +14,7 @@ the encoder's state at the last real source position, and one of seven decoders:
     cosine    e_ti = beta cos(s_t, h_i) location e_t = (W_a s_t)[:S]
 
 Import it as a library (`from models import Seq2Seq, train_step`) or run bench_step.py.
-Parameter names mirror heed's where the modules allow; heed_name() maps the rest (the encoder,
-whose nn.GRU names its tensors weight_ih_l0 where heed says cell.weight_ih).
+Parameter names are heed's: heed's checkpoints carry PyTorch's state_dict names.
 """
 import math
 
@@ -37,14 +36,13 @@ class AdditiveScore(nn.Module):
         super().__init__()
         self.W1 = nn.Linear(key_size, attention_size, bias=False)
         self.W2 = nn.Linear(query_size, attention_size, bias=False)
-        bound = 1 / math.sqrt(attention_size)  # as a Linear(A, 1) would start
-        self.v = nn.Parameter(torch.empty(attention_size).uniform_(-bound, bound))
+        self.v = nn.Linear(attention_size, 1, bias=False)  # v^T: weight (1, A), as heed's attention.v
 
     def prepare(self, keys):  # (B, S, D) -> (B, S, A)
         return self.W1(keys)
 
     def forward(self, query, prepared):  # (B, H), (B, S, A) -> (B, S)
-        return torch.tanh(prepared + self.W2(query).unsqueeze(1)) @ self.v
+        return self.v(torch.tanh(prepared + self.W2(query).unsqueeze(1))).squeeze(2)
 
 
 class GeneralScore(nn.Module):
@@ -248,13 +246,8 @@ def matmul_flops_forward(kind, cell, E, H, B, S, V, bidirectional=False, max_src
 
 
 def heed_name(name):
-    """The name heed gives a parameter of this module (heed's checkpoints use these names)."""
-    if name.startswith("encoder."):
-        rest = name[len("encoder."):]  # weight_ih_l0, bias_hh_l0_reverse
-        reverse = rest.endswith("_reverse")
-        base = rest[: -len("_reverse")] if reverse else rest
-        base = base[: -len("_l0")] if base.endswith("_l0") else base
-        return "encoder." + ("cell_reverse." if reverse else "cell.") + base
+    """The name heed gives a parameter of this module: since checkpoint format heed-seq2seq-2,
+    heed names its tensors as PyTorch's state_dict does, so the names are the same."""
     return name
 
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "io/json.h"
 #include "models/vocab.h"
-#include "nn/json.h"
 #include "tools/common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -11,6 +11,7 @@
 
 #include "autograd/dot.h"
 #include "autograd/functions.h"
+#include "io/atomic_file.h"
 #include "viz/diagram.h"
 #include "viz/svg.h"
 

@@ -11,6 +11,7 @@
 
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
+#include "io/atomic_file.h"
 #include "tensor/random.h"
 #include "viz/svg.h"
 

@@ -22,6 +22,8 @@
 
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
+#include "io/atomic_file.h"
+#include "io/parse.h"
 #include "nn/checkpoint.h"
 #include "nn/embedding.h"
 #include "nn/linear.h"
@@ -305,7 +307,7 @@ bool checkpoint_demo(const PositionScorer& model, const Batch& test) {
 
   std::map<std::string, std::string> meta = read_checkpoint_metadata(path);
   Generator other_gen(99);
-  PositionScorer fresh(std::stoll(meta.at("vocab")), std::stoll(meta.at("embed")), other_gen);
+  PositionScorer fresh(parse_int64(meta.at("vocab"), "vocab"), parse_int64(meta.at("embed"), "embed"), other_gen);
   std::printf("fresh model (seed 99), before loading: test accuracy %.3f\n", evaluate(fresh, test).accuracy);
   load_checkpoint(fresh, path);
   std::printf("fresh model, after loading:            test accuracy %.3f\n", evaluate(fresh, test).accuracy);
@@ -369,7 +371,7 @@ bool resume_demo(int64_t steps) {
     exp_avg_sq.push_back(by_name.at(kTrainingPrefix + "exp_avg_sq." + name));
   }
   Adam adam_c(resumed.parameters(), 0.01);
-  adam_c.load_state(std::stoll(meta.at("training.adam_steps")), exp_avg, exp_avg_sq);
+  adam_c.load_state(parse_int64(meta.at("training.adam_steps"), "training.adam_steps"), exp_avg, exp_avg_sq);
   Generator data_c = Generator::from_state(meta.at("training.data"));
   run_steps(resumed, adam_c, data_c, half, steps);
 

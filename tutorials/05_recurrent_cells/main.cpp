@@ -12,6 +12,7 @@
 
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
+#include "io/atomic_file.h"
 #include "nn/encoder.h"
 #include "nn/rnn_cell.h"
 #include "tensor/random.h"

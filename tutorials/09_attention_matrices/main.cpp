@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "io/atomic_file.h"
 #include "models/seq2seq.h"
 #include "models/tasks.h"
 #include "models/train.h"

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "autograd/functions.h"
+#include "io/atomic_file.h"
 #include "models/gradient_path.h"
 #include "models/seq2seq.h"
 #include "models/tasks.h"

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "io/atomic_file.h"
 #include "models/beam.h"
 #include "models/seq2seq.h"
 #include "models/train.h"

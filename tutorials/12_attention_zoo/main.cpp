@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "autograd/functions.h"
+#include "io/atomic_file.h"
 #include "models/self_attention_model.h"
 #include "models/seq2seq.h"
 #include "models/tasks.h"

@@ -3,7 +3,7 @@
 #include <set>
 #include <system_error>
 
-#include "nn/json.h"
+#include "io/json.h"
 
 namespace heed {
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/utf8.h"
 #include "tensor/tensor.h"
 
 namespace heed {
@@ -87,10 +88,14 @@ inline constexpr int kJsonMaxDepth = 64;
 // memory: a parsed value takes about a hundred bytes, whatever its text ("0," is two).
 Json parse_json(std::string_view text, int max_depth = kJsonMaxDepth, size_t max_values = SIZE_MAX);
 
-// `s` as a JSON string literal, quotes included. Throws heed::Error if `s` is not valid UTF-8.
-std::string json_quote(std::string_view s);
+// How json_quote treats what plain JSON leaves open. kStrict: invalid UTF-8 is a heed::Error
+// (text that heed reads back). kScript: for a literal inside an HTML <script> element (viz/'s
+// pages): invalid UTF-8 becomes '?', and < > & U+2028 U+2029 are \u escapes too, so no token
+// can close the element or end a line of the script.
+enum class JsonQuoting { kStrict, kScript };
 
-// Length of the valid UTF-8 sequence that starts at s[i], or 0 if none does.
-size_t utf8_length(std::string_view s, size_t i);
+// `s` as a JSON string literal, quotes included: " and \ escaped, control characters and DEL
+// as \n \t ... or \u00XX, everything else as it is.
+std::string json_quote(std::string_view s, JsonQuoting how = JsonQuoting::kStrict);
 
 }  // namespace heed

@@ -1,10 +1,6 @@
-#include "nn/safetensors.h"
-
-#include <fcntl.h>
-#include <unistd.h>
+#include "io/safetensors.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -17,7 +13,8 @@
 #include <string_view>
 #include <type_traits>
 
-#include "nn/json.h"
+#include "io/atomic_file.h"
+#include "io/json.h"
 
 namespace heed {
 
@@ -247,66 +244,6 @@ class Reader {
   uint64_t file_size_ = 0;
 };
 
-// A temporary file next to the target; removed unless commit() renamed it into place.
-class AtomicFile {
- public:
-  AtomicFile(const std::string& path, const char* op) : path_(path), op_(op) {
-    std::filesystem::path target(path);
-    std::filesystem::path dir = target.parent_path().empty() ? "." : target.parent_path();
-    dir_ = dir.string();
-    static std::atomic<uint64_t> counter{0};
-    for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
-      temp_ = (dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                      std::to_string(counter++)))
-                  .string();
-      fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-      if (fd_ < 0 && errno != EEXIST) break;
-    }
-    if (fd_ < 0) fail("cannot create a temporary file in '" + dir_ + "': " + std::strerror(errno));
-  }
-  ~AtomicFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(temp_.c_str());
-  }
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-
-  void write(const unsigned char* p, size_t n) {
-    while (n > 0) {
-      ssize_t w = ::write(fd_, p, n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) fail(std::string("cannot write the temporary file: ") + std::strerror(errno));
-      p += w;
-      n -= static_cast<size_t>(w);
-    }
-  }
-
-  // Makes the content durable, then atomically replaces the target with it.
-  void commit(const SafetensorsWriteHook& before_rename) {
-    if (::fsync(fd_) != 0) fail(std::string("cannot fsync the temporary file: ") + std::strerror(errno));
-    int rc = ::close(fd_);
-    fd_ = -1;
-    if (rc != 0) fail(std::string("cannot close the temporary file: ") + std::strerror(errno));
-    if (before_rename) before_rename(temp_);
-    if (std::rename(temp_.c_str(), path_.c_str()) != 0)
-      fail("cannot rename the temporary file over it: " + std::string(std::strerror(errno)));
-    committed_ = true;
-    // Best effort: persist the rename itself (some file systems refuse to fsync a folder).
-    int dir_fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd >= 0) {
-      (void)::fsync(dir_fd);
-      ::close(dir_fd);
-    }
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& what) const { throw Error(op_ + ": " + path_ + ": " + what); }
-
-  std::string path_, op_, dir_, temp_;
-  int fd_ = -1;
-  bool committed_ = false;
-};
-
 }  // namespace
 
 void write_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
@@ -343,7 +280,7 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
   unsigned char prefix[8];
   store_le(prefix, header.size(), 8);
   out.write(prefix, 8);
-  out.write(reinterpret_cast<const unsigned char*>(header.data()), header.size());
+  out.write(header.data(), header.size());
   std::vector<unsigned char> bytes;
   for (const NamedTensor& t : tensors) {
     constexpr int size = sizeof(Stored);
@@ -353,13 +290,6 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
     out.write(bytes.data(), bytes.size());
   }
   out.commit(before_rename);
-}
-
-void check_writable(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error("check_writable: " + path + ": is a folder; give a file name");
-  AtomicFile probe(path, "check_writable");  // created, then removed when it goes out of scope
 }
 
 SafetensorsFile read_safetensors(const std::string& path) {

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/atomic_file.h"
 #include "tensor/tensor.h"
 
 namespace heed {
@@ -32,21 +33,13 @@ inline constexpr size_t kSafetensorsMaxHeaderValues = 500'000;
 
 // Writes the tensors as F64 (F32 in the float build: heed::real's own width), in the given order, with `metadata` as "__metadata__". The header
 // is padded with spaces to a multiple of 8 bytes, as the reference writer does, so the data is
-// 8-byte aligned. The write is atomic: a temporary file in the same folder is written, fsynced
-// and renamed over `path`; if anything fails, `path` keeps its previous content and the
-// temporary file is removed. REQUIRES: names are distinct, non-empty and not "__metadata__".
-// `before_rename` is for tests only: it runs once the temporary file (its path is the argument)
-// is written and fsynced, just before the rename, so a test can throw there or kill the process
-// and then check that `path` still holds its previous content.
-using SafetensorsWriteHook = std::function<void(const std::string& temp_path)>;
+// 8-byte aligned. The write is atomic (io/atomic_file.h): if anything fails, `path` keeps its
+// previous content. REQUIRES: names are distinct, non-empty and not "__metadata__".
+// `before_rename` is for tests only (see BeforeRenameHook).
+using SafetensorsWriteHook = BeforeRenameHook;
 void write_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
                        const std::map<std::string, std::string>& metadata,
                        const SafetensorsWriteHook& before_rename = {});
-
-// Throws heed::Error unless a file can be written at `path` now: the folder must exist and take
-// a new file, and `path` must not be a folder. Finds out by creating and removing a temporary
-// file next to it, so a long run can fail before it starts instead of at its end.
-void check_writable(const std::string& path);
 
 struct SafetensorsFile {
   std::map<std::string, std::string> metadata;

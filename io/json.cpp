@@ -1,4 +1,4 @@
-#include "nn/json.h"
+#include "io/json.h"
 
 #include <charconv>
 #include <cmath>
@@ -25,23 +25,6 @@ const char* kind_name(Json::Kind k) {
 }
 
 }  // namespace
-
-// RFC 3629: overlong forms, surrogates and code points above U+10FFFF are invalid.
-size_t utf8_length(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
-  auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return byte(k) >= lo && byte(k) <= hi; };
-  unsigned c = byte(0);
-  if (i >= s.size()) return 0;
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
-  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
-  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;  // no surrogates
-  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
-}
 
 Json Json::object(Object members) {
   std::set<std::string_view> seen;
@@ -125,13 +108,20 @@ bool operator==(const Json& a, const Json& b) {
   return false;
 }
 
-std::string json_quote(std::string_view s) {
+std::string json_quote(std::string_view s, JsonQuoting how) {
   static const char* hex = "0123456789abcdef";
+  const bool script = how == JsonQuoting::kScript;
   std::string out = "\"";
   for (size_t i = 0; i < s.size();) {
     unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t n = utf8_length(s, i);
-    if (n == 0) throw Error("json: string is not valid UTF-8 (byte " + std::to_string(i) + ")");
+    char32_t cp = 0;
+    size_t n = utf8_length(s, i, &cp);
+    if (n == 0 && !script) throw Error("json: string is not valid UTF-8 (byte " + std::to_string(i) + ")");
+    if (n == 0) {
+      out += '?';
+      i += 1;
+      continue;
+    }
     if (c == '"') out += "\\\"";
     else if (c == '\\') out += "\\\\";
     else if (c == '\n') out += "\\n";
@@ -139,7 +129,9 @@ std::string json_quote(std::string_view s) {
     else if (c == '\t') out += "\\t";
     else if (c == '\b') out += "\\b";
     else if (c == '\f') out += "\\f";
-    else if (c < 0x20 || c == 0x7F) out += std::string("\\u00") + hex[c >> 4] + hex[c & 15];
+    else if (c < 0x20 || c == 0x7F || (script && (c == '<' || c == '>' || c == '&')))
+      out += std::string("\\u00") + hex[c >> 4] + hex[c & 15];
+    else if (script && (cp == 0x2028 || cp == 0x2029)) out += cp == 0x2028 ? "\\u2028" : "\\u2029";
     else out.append(s.substr(i, n));
     i += n;
   }
