@@ -15,12 +15,11 @@
 
 namespace heed {
 
+#ifndef HEED_REAL_FLOAT
 // The one scalar type. Gradient checks need double; nothing else may hard-code it.
-// `make float` builds everything with -DHEED_REAL_FLOAT (32-bit reals) in build-float/ instead.
-#ifdef HEED_REAL_FLOAT
-using real = float;
-#else
 using real = double;
+#else
+using real = float;  // `make float`: everything built with -DHEED_REAL_FLOAT, in build-float/
 #endif
 // real's name as PyTorch spells it, for what heed reports (heed bench, --json): "float64" or "float32".
 inline constexpr const char* kRealName = sizeof(real) == 8 ? "float64" : "float32";
