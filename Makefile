@@ -9,10 +9,12 @@
 #   make bench          time a training step of every benchmark model at configurations S and M
 #   make sanitize       everything under AddressSanitizer, LeakSanitizer and UBSan: tests + a CLI run
 #   make fuzz           fuzz the checkpoint loader and the CLI parsing (FUZZ_SECONDS=60 per target)
+#   make float          heed, its tests, chapters and benchmark with 32-bit reals (float) in build-float/
+#   make test-float     build build-float/ and run its tests (skips what only double can hold, saying why)
 #   make test-clang     build with clang++ in build-clang/ and run every test there
 #   make test-aarch64   cross-build for ARM64 in build-aarch64/ and run a subset under qemu-user
 #   make same-bits      train one model with one seed under g++, clang++ and ARM64: same bytes?
-#   make clean          remove build/, build-clang/ and build-aarch64/
+#   make clean          remove build/, build-float/, build-clang/ and build-aarch64/
 #   make compile_commands.json  the compile commands, for clangd and editors (make format: clang-format)
 #
 # Builds run on every core by default (JOBS=N or make -jN to choose; -j1 for one at a time).
@@ -57,7 +59,7 @@ DOCTEST_I := $(if $(filter /usr/include/%,$(DOCTEST)),,-isystem $(patsubst %/doc
 obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(1))
 
 .PHONY: figures all test run tutorials bench clean help doctest check-chapters sanitize fuzz fuzz-toolchain \
-  test-clang test-aarch64 same-bits compile_commands.json format show-makeflags
+  float test-float test-clang test-aarch64 same-bits compile_commands.json format show-makeflags
 .DEFAULT_GOAL := all
 
 all: $(LIB) $(HEED) $(TESTS) $(CHAPTER_BINS)
@@ -221,6 +223,21 @@ fuzz-toolchain:
 	 { echo "heed: could not install libFuzzer; run: apt-get install clang libclang-rt-14-dev" >&2; exit 1; }; }
 	@rm -f /tmp/heed-fuzz-probe /tmp/heed-fuzz-probe.cpp
 
+# The float build: the same sources with heed::real = float (-DHEED_REAL_FLOAT, tensor/tensor.h),
+# in build-float/ (its objects never mix with build/'s doubles). Its kernels take 8 floats a vector
+# where the default takes 4 doubles, and it writes F32 checkpoints. `build-float/heed bench` times
+# it. Its tests skip, with the reason, what only double can hold: gradient checks (chapter 03),
+# bit-identical golden hashes and the chapters' printed outputs.
+FLOAT_BUILD := build-float
+float: | $(DOCTEST)
+	$(MAKE) BUILD=$(FLOAT_BUILD) CXXFLAGS="$(CXXFLAGS) -DHEED_REAL_FLOAT" all
+
+test-float: float
+	@echo "$(FLOAT_BUILD)/tests: every suite, in float"
+	@HEED_BUILD=$(FLOAT_BUILD) $(FLOAT_BUILD)/tests --no-intro
+	@echo "Skipped in float, each test marked with its reason (tests/precision.h): gradient checks, the"
+	@echo "golden hashes and bytes of double arithmetic, the chapters' printed outputs, PyTorch float64 to 1e-12."
+
 # Other compilers and architectures, each in a folder of its own (objects never mix with build/).
 # HEED_BUILD tells the tests where the programs are; HEED_RUN what runs them (qemu for ARM64).
 CLANG       ?= clang++
@@ -256,7 +273,7 @@ same-bits: $(BUILD)/heed
 	@echo "same-bits: x86-64 g++, x86-64 clang++ and ARM64 wrote byte-identical checkpoints"
 
 clean:
-	rm -rf $(BUILD) build-clang build-aarch64
+	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-aarch64
 
 # For clangd, VS Code and other editors: one entry per source file with the flags it builds with.
 EDITOR_SRCS = $(LIB_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(wildcard tutorials/*/main.cpp) \

@@ -56,6 +56,7 @@ std::string GradcheckReport::str() const {
 
 GradcheckReport gradcheck(const std::function<Var()>& f, const std::vector<Var>& inputs,
                           const GradcheckOptions& opt) {
+  if constexpr (sizeof(real) < 8) throw Error(kGradcheckNeedsDouble);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!inputs[i].requires_grad() || !inputs[i].is_leaf())
       throw Error("gradcheck: input " + std::to_string(i) + " must be a leaf that requires grad");

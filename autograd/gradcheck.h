@@ -17,6 +17,13 @@
 
 namespace heed {
 
+// Why gradcheck refuses to run in the float build (make float): in float, central differences
+// carry errors near 1e-3, larger than the mistakes the check exists to find.
+inline constexpr const char* kGradcheckNeedsDouble =
+    "gradcheck: needs double precision, and this is the float build (heed::real is float): in float, "
+    "central differences cannot tell a right gradient from a wrong one (tutorials/03_gradient_checking, "
+    "'Estimating a derivative'); run it in the default, double build";
+
 struct GradcheckOptions {
   real eps = 1e-6;
   real atol = 1e-8;
@@ -50,7 +57,7 @@ struct GradcheckReport {
   std::string str() const;
 };
 
-// Checks d f() / d inputs. f rebuilds the graph from the current values of `inputs` every
+// Checks d f() / d inputs; throws kGradcheckNeedsDouble in the float build. f rebuilds the graph from the current values of `inputs` every
 // time it is called; gradcheck perturbs those values in place and restores them.
 // REQUIRES: every input is a leaf that requires grad.
 GradcheckReport gradcheck(const std::function<Var()>& f, const std::vector<Var>& inputs,

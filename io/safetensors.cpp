@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <string_view>
+#include <type_traits>
 
 #include "io/atomic_file.h"
 #include "io/json.h"
@@ -29,6 +30,11 @@ struct Dtype {
   uint64_t size;  // bytes per element
 };
 constexpr Dtype kDtypes[] = {{"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}};
+// What heed writes: heed::real as it is, F64 by default and F32 in the float build (-DHEED_REAL_FLOAT),
+// so that a write never rounds. Reading converts: F64 into float rounds to nearest, F32 into double is exact.
+constexpr Dtype kWriteDtype = sizeof(real) == 8 ? kDtypes[0] : kDtypes[1];
+using Stored = std::conditional_t<sizeof(real) == 8, f64, f32>;
+using StoredBits = std::conditional_t<sizeof(real) == 8, uint64_t, uint32_t>;
 
 uint64_t load_le(const unsigned char* p, int n) {
   uint64_t v = 0;
@@ -254,8 +260,8 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
     if (!names.insert(t.name).second) fail("duplicate tensor name " + json_quote(t.name));
     Json shape{Json::Array{}};
     for (int64_t d : t.value.shape()) shape.push_back(Json(d));
-    uint64_t bytes = static_cast<uint64_t>(t.value.numel()) * sizeof(f64);
-    Json info = Json::object({{"dtype", Json("F64")},
+    uint64_t bytes = static_cast<uint64_t>(t.value.numel()) * kWriteDtype.size;
+    Json info = Json::object({{"dtype", Json(kWriteDtype.name)},
                               {"shape", std::move(shape)},
                               {"data_offsets", Json(Json::Array{Json(static_cast<int64_t>(offset)),
                                                                 Json(static_cast<int64_t>(offset + bytes))})}});
@@ -277,9 +283,10 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
   out.write(header.data(), header.size());
   std::vector<unsigned char> bytes;
   for (const NamedTensor& t : tensors) {
-    bytes.resize(static_cast<size_t>(t.value.numel()) * 8);
+    constexpr int size = sizeof(Stored);
+    bytes.resize(static_cast<size_t>(t.value.numel()) * size);
     for (int64_t i = 0; i < t.value.numel(); ++i)
-      store_le(bytes.data() + 8 * i, std::bit_cast<uint64_t>(static_cast<f64>(t.value[i])), 8);
+      store_le(bytes.data() + size * i, std::bit_cast<StoredBits>(static_cast<Stored>(t.value[i])), size);
     out.write(bytes.data(), bytes.size());
   }
   out.commit(before_rename);

@@ -2,8 +2,8 @@
 // of modules. Layout: an 8-byte little-endian u64 N; N bytes of JSON header, an object holding
 // "__metadata__" (a map of strings to strings) and, per tensor name, {"dtype", "shape",
 // "data_offsets": [begin, end]} with offsets counted from the start of the data section; then
-// the data section: raw little-endian values, row-major. heed writes F64; it reads F64, F32,
-// F16 and BF16, converted to heed::real. Every problem with a file is a heed::Error naming it.
+// the data section: raw little-endian values, row-major. heed writes F64 (F32 in the float build);
+// it reads F64, F32, F16 and BF16, converted to heed::real (F64 into float rounds to nearest). Every problem with a file is a heed::Error naming it.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +31,7 @@ inline constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
 // A tensor's entry is 7 values, so the limit leaves room for tens of thousands of tensors.
 inline constexpr size_t kSafetensorsMaxHeaderValues = 500'000;
 
-// Writes the tensors as F64, in the given order, with `metadata` as "__metadata__". The header
+// Writes the tensors as F64 (F32 in the float build: heed::real's own width), in the given order, with `metadata` as "__metadata__". The header
 // is padded with spaces to a multiple of 8 bytes, as the reference writer does, so the data is
 // 8-byte aligned. The write is atomic (io/atomic_file.h): if anything fails, `path` keeps its
 // previous content. REQUIRES: names are distinct, non-empty and not "__metadata__".

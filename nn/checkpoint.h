@@ -1,5 +1,5 @@
 // Checkpoints: a Module's parameters in a safetensors file, named by their dotted paths
-// (named_parameters()), stored as F64, with the model's configuration as string metadata so a
+// (named_parameters()), stored as F64 (F32 in the float build), with the model's configuration as string metadata so a
 // program can rebuild the model before loading its weights. Policy: a checkpoint never holds a
 // non-finite value -- saving refuses one, and loading refuses a file that holds one.
 #pragma once

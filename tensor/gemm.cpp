@@ -50,7 +50,8 @@ using simd::splat;
 using simd::store;
 using simd::Vec;
 
-// The register tile: kMr rows by kNr columns of C, i.e. 6 x 8 doubles = 12 ymm accumulators,
+// The register tile: kMr rows by kNr columns of C, i.e. 6 x 8 doubles (6 x 16 floats in the float
+// build: the same registers, twice the lanes) = 12 ymm accumulators,
 // plus 2 registers for a row of B and 1 for a broadcast value of A: 15 of AVX2's 16 registers
 // (on ARM64, twice as many 16-byte halves: 30 of NEON's 32).
 // Each step of k loads 2 vectors and 6 scalars and does 12 FMAs; 12 independent accumulators
@@ -62,6 +63,7 @@ constexpr int kNr = 2 * kLanes;
 // the bench_gemm suite (tests/gemm_bench_test.cpp):
 // - kKc: a kKc x kNr panel of B (16 KB in double) and a kKc x kMr panel of A (12 KB) fit in L1
 //   together. 256 is also the largest inner size of the models (H), so K is rarely split.
+//   (In float, kKc is 512: a B panel 16 floats wide is then 32 KB and an A panel 12 KB, still in L1.)
 // - kMc: the packed kMc x kKc block of A (96 x 256 doubles = 192 KB) stays in L2, next to the
 //   B panels streaming through, while the kernel sweeps across the B panels.
 // - kNc: the packed kKc x kNc block of B (256 x 3072 doubles = 6 MB) lives in L3.

@@ -15,8 +15,15 @@
 
 namespace heed {
 
+// real is float in the float build (`make float`: everything built with -DHEED_REAL_FLOAT, in build-float/).
+#ifdef HEED_REAL_FLOAT
+using real = float;
+#else
 // The one scalar type. Gradient checks need double; nothing else may hard-code it.
 using real = double;
+#endif
+// real's name as PyTorch spells it, for what heed reports (heed bench, --json): "float64" or "float32".
+inline constexpr const char* kRealName = sizeof(real) == 8 ? "float64" : "float32";
 
 using Shape = std::vector<int64_t>;
 
@@ -114,7 +121,11 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 // True when the shapes are equal and every element is exactly equal.
 bool equal(const Tensor& a, const Tensor& b);
-// True when shapes are equal and |a - b| <= atol + rtol * |b| everywhere.
-bool allclose(const Tensor& a, const Tensor& b, real rtol = 1e-9, real atol = 1e-12);
+// True when shapes are equal and |a - b| <= atol + rtol * |b| everywhere. The defaults are 1e-9 and
+// 1e-12 in double; in the float build (make float) 1e-5 and 1e-6, about 84 and 8 units of float's
+// epsilon (1.2e-7), since a float cannot hold 1e-9.
+inline constexpr real kAllcloseRtol = sizeof(real) == 8 ? real(1e-9) : real(1e-5);
+inline constexpr real kAllcloseAtol = sizeof(real) == 8 ? real(1e-12) : real(1e-6);
+bool allclose(const Tensor& a, const Tensor& b, real rtol = kAllcloseRtol, real atol = kAllcloseAtol);
 
 }  // namespace heed

@@ -13,6 +13,7 @@
 #include "nn/rnn_cell.h"
 #include "tensor/gemm.h"
 #include "tensor/random.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -85,7 +86,7 @@ TEST_SUITE("bench_fused") {
       real diff = 0, scale = 0;
       for (int64_t k = 0; k < want.numel(); ++k)
         diff = std::max(diff, std::fabs(inputs.grad()[k] - want[k])), scale = std::max(scale, std::fabs(want[k]));
-      CHECK(diff <= 1e-12 * scale);
+      CHECK(diff <= test::tol(1e-12) * scale);
       Timing enc = compare_ms(reps, [&] { encode(cell, inputs, mask, seed, false); },
                               [&] { encode(cell, inputs, mask, seed, true); });
       // The matrix products alone: h W_hh^T forward, dh and dW_hh backward, per step.

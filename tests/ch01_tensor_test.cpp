@@ -8,6 +8,7 @@
 #include "tensor/ops.h"
 #include "tensor/random.h"
 #include "tests/chapter_check.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -353,7 +354,7 @@ TEST_SUITE("ch01_tensor") {
                          "masked_fill: mask [2, 3] does not broadcast to [3]", Error);
   }
 
-  TEST_CASE("chapter 01 shows what its program prints") { check_chapter("tutorials/01_tensors"); }
+  TEST_CASE("chapter 01 shows what its program prints" * DOUBLE_ONLY(kChapterTextReason)) { check_chapter("tutorials/01_tensors"); }
 }
 
 TEST_SUITE("ch01_tensor") {

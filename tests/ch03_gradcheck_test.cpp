@@ -8,6 +8,7 @@
 #include "autograd/gradcheck.h"
 #include "tensor/random.h"
 #include "tests/chapter_check.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -50,7 +51,18 @@ Tensor distinct(const Shape& s, uint64_t seed) {
 }  // namespace
 
 TEST_SUITE("ch03_gradcheck") {
-  TEST_CASE("unary ops") {
+  TEST_CASE("the float build refuses to gradcheck, and says why and where to read about it") {
+    Tensor x = randn({2, 3}, 1);
+    auto f = [](Inputs v) { return tanh(v[0]); };
+    if (test::kFloatBuild) {
+      CHECK_THROWS_WITH_AS(gradcheck(f, {x}), doctest::Contains("gradcheck: needs double precision"), Error);
+      CHECK_THROWS_WITH_AS(gradcheck(f, {x}), doctest::Contains("tutorials/03_gradient_checking"), Error);
+    } else {
+      CHECK(gradcheck(f, {x}).ok);  // double: it runs
+    }
+  }
+
+  TEST_CASE("unary ops" * DOUBLE_ONLY(kGradcheckReason)) {
     Tensor x = randn({2, 3}, 1);
     CHECK_GRAD("neg", [](Inputs v) { return neg(v[0]); }, {x});
     CHECK_GRAD("exp", [](Inputs v) { return exp(v[0]); }, {x});
@@ -70,7 +82,7 @@ TEST_SUITE("ch03_gradcheck") {
     CHECK_GRAD("relu", [](Inputs v) { return relu(v[0]); }, {away});
   }
 
-  TEST_CASE("binary ops, with broadcast shapes") {
+  TEST_CASE("binary ops, with broadcast shapes" * DOUBLE_ONLY(kGradcheckReason)) {
     Tensor a = randn({2, 3}, 10), b = randn({2, 3}, 11), row = randn({3}, 12);
     CHECK_GRAD("add", [](Inputs v) { return v[0] + v[1]; }, {a, b});
     CHECK_GRAD("add [2,3]+[3]", [](Inputs v) { return v[0] + v[1]; }, {a, row});
@@ -86,7 +98,7 @@ TEST_SUITE("ch03_gradcheck") {
     CHECK_GRAD("mul [2,1,3]*[4,1]", [](Inputs v) { return v[0] * v[1]; }, {randn({2, 1, 3}, 19), randn({4, 1}, 20)});
   }
 
-  TEST_CASE("ops with a plain number") {
+  TEST_CASE("ops with a plain number" * DOUBLE_ONLY(kGradcheckReason)) {
     Tensor a = randn({2, 3}, 21);
     CHECK_GRAD("x + 2", [](Inputs v) { return v[0] + 2; }, {a});
     CHECK_GRAD("2 + x", [](Inputs v) { return 2 + v[0]; }, {a});
@@ -98,7 +110,7 @@ TEST_SUITE("ch03_gradcheck") {
     CHECK_GRAD("-x", [](Inputs v) { return -v[0]; }, {a});
   }
 
-  TEST_CASE("an input used more than once: x * x, a + a, tanh(x) * x") {
+  TEST_CASE("an input used more than once: x * x, a + a, tanh(x) * x" * DOUBLE_ONLY(kGradcheckReason)) {
     Tensor x = randn({2, 3}, 30);
     CHECK_GRAD("x * x", [](Inputs v) { return v[0] * v[0]; }, {x});
     CHECK_GRAD("a + a", [](Inputs v) { return v[0] + v[0]; }, {x});
@@ -110,7 +122,7 @@ TEST_SUITE("ch03_gradcheck") {
     }, {x});
   }
 
-  TEST_CASE("reductions") {
+  TEST_CASE("reductions" * DOUBLE_ONLY(kGradcheckReason)) {
     Tensor a = randn({2, 3, 4}, 40);
     CHECK_GRAD("sum", [](Inputs v) { return sum(v[0]); }, {a});
     CHECK_GRAD("sum axis 0", [](Inputs v) { return sum(v[0], 0); }, {a});
@@ -127,7 +139,7 @@ TEST_SUITE("ch03_gradcheck") {
     CHECK_GRAD("max axis 2", [](Inputs v) { return max(v[0], 2); }, {d});
   }
 
-  TEST_CASE("matmul: 2-D and batched 3-D, in all three forms") {
+  TEST_CASE("matmul: 2-D and batched 3-D, in all three forms" * DOUBLE_ONLY(kGradcheckReason)) {
     CHECK_GRAD("matmul 2-D", [](Inputs v) { return matmul(v[0], v[1]); }, {randn({2, 3}, 50), randn({3, 4}, 51)});
     CHECK_GRAD("matmul_nt 2-D", [](Inputs v) { return matmul_nt(v[0], v[1]); }, {randn({2, 3}, 52), randn({4, 3}, 53)});
     CHECK_GRAD("matmul_tn 2-D", [](Inputs v) { return matmul_tn(v[0], v[1]); }, {randn({3, 2}, 54), randn({3, 4}, 55)});
@@ -143,7 +155,7 @@ TEST_SUITE("ch03_gradcheck") {
     CHECK_GRAD("linear(x, x, b)", [](Inputs v) { return linear(v[0], v[0], v[1]); }, {randn({3, 2}, 66), randn({3}, 67)});
   }
 
-  TEST_CASE("layout ops") {
+  TEST_CASE("layout ops" * DOUBLE_ONLY(kGradcheckReason)) {
     Tensor a = randn({2, 3, 4}, 70);
     CHECK_GRAD("transpose 2-D", [](Inputs v) { return transpose(v[0]); }, {randn({2, 3}, 71)});
     CHECK_GRAD("transpose 3-D", [](Inputs v) { return transpose(v[0]); }, {a});
@@ -161,7 +173,7 @@ TEST_SUITE("ch03_gradcheck") {
                {randn({3, 2}, 82)});
   }
 
-  TEST_CASE("softmax, log_softmax and masked_fill") {
+  TEST_CASE("softmax, log_softmax and masked_fill" * DOUBLE_ONLY(kGradcheckReason)) {
     Tensor a = randn({2, 3, 4}, 90);
     CHECK_GRAD("softmax axis 0", [](Inputs v) { return softmax(v[0], 0); }, {a});
     CHECK_GRAD("softmax axis 1", [](Inputs v) { return softmax(v[0], 1); }, {a});
@@ -174,7 +186,7 @@ TEST_SUITE("ch03_gradcheck") {
     CHECK_GRAD("softmax of masked_fill", [&](Inputs v) { return softmax(masked_fill(v[0], mask, -1e9), 2); }, {a});
   }
 
-  TEST_CASE("softmax and log_softmax at logits of +-1e4: finite values, right gradients") {
+  TEST_CASE("softmax and log_softmax at logits of +-1e4: finite values, right gradients" * DOUBLE_ONLY(kGradcheckReason)) {
     // Row 0: two logits 1 apart near 1e4 share the mass e : 1; row 1 puts it all on one.
     Tensor x({2, 3}, {1e4, 1e4 - 1, -1e4, -1e4, 1e4, -1e4});
     Var v(x, true);
@@ -195,13 +207,13 @@ TEST_SUITE("ch03_gradcheck") {
     }
   }
 
-  TEST_CASE("a composite: scaled dot-product attention weights applied to values") {
+  TEST_CASE("a composite: scaled dot-product attention weights applied to values" * DOUBLE_ONLY(kGradcheckReason)) {
     // softmax(q k^T / sqrt(3)) v: the shape of what later chapters build, [2, 3] x [4, 3] -> [2, 4] -> [2, 3].
     CHECK_GRAD("attention", [](Inputs v) { return matmul(softmax(matmul_nt(v[0], v[1]) / std::sqrt(3.0), 1), v[2]); },
                {randn({2, 3}, 100), randn({4, 3}, 101), randn({4, 3}, 102)});
   }
 
-  TEST_CASE("a backward 0.05 % off fails with the defaults (PyTorch's would pass it) and shows a table") {
+  TEST_CASE("a backward 0.05 % off fails with the defaults (PyTorch's would pass it) and shows a table" * DOUBLE_ONLY(kGradcheckReason)) {
     // y = x^2 with dx = 2.001 x dy: the analytic side is 1.0005 times the truth everywhere.
     auto slightly_off = [](const Var& x) {
       Tensor xv = x.value();
@@ -225,7 +237,7 @@ TEST_SUITE("ch03_gradcheck") {
     CHECK(gradcheck([&](Inputs v) { return slightly_off(v[0]); }, {x}, o).ok);
   }
 
-  TEST_CASE("a passing report counts every element and names the op") {
+  TEST_CASE("a passing report counts every element and names the op" * DOUBLE_ONLY(kGradcheckReason)) {
     GradcheckOptions o;
     o.name = "tanh";
     GradcheckReport r = gradcheck([](Inputs v) { return tanh(v[0] * v[1]); }, {randn({2, 3}, 110), randn({3}, 111)}, o);
@@ -237,7 +249,7 @@ TEST_SUITE("ch03_gradcheck") {
     CHECK(r.str().rfind("gradcheck tanh: passed (9 elements;", 0) == 0);
   }
 
-  TEST_CASE("gradcheck leaves its inputs as it found them, without gradients") {
+  TEST_CASE("gradcheck leaves its inputs as it found them, without gradients" * DOUBLE_ONLY(kGradcheckReason)) {
     Var x(randn({3}, 120), true);
     Tensor before = x.value();
     GradcheckReport r = gradcheck([&] { return exp(x); }, {x});
@@ -282,7 +294,7 @@ Var one_bad_square(const Var& x) {
 }  // namespace
 
 TEST_SUITE("ch03_gradcheck") {
-  TEST_CASE("a wrong backward is caught, and the report says where and by how much") {
+  TEST_CASE("a wrong backward is caught, and the report says where and by how much" * DOUBLE_ONLY(kGradcheckReason)) {
     Tensor x({2, 3}, {-1.5, -0.5, 0.2, 0.7, 1.1, 2.0});
     GradcheckOptions o;
     o.name = "wrong_sigmoid";
@@ -304,7 +316,7 @@ TEST_SUITE("ch03_gradcheck") {
     CHECK(s.find("numeric 0.104993") != std::string::npos);
   }
 
-  TEST_CASE("a 1% mistake in the second input's gradient is caught and blamed on that input") {
+  TEST_CASE("a 1% mistake in the second input's gradient is caught and blamed on that input" * DOUBLE_ONLY(kGradcheckReason)) {
     GradcheckOptions o;
     o.name = "off_mul";
     GradcheckReport r = gradcheck([](Inputs v) { return off_mul(v[0], v[1]); }, {randn({2, 2}, 130), randn({2, 2}, 131)}, o);
@@ -314,7 +326,7 @@ TEST_SUITE("ch03_gradcheck") {
     CHECK(r.analytic == doctest::Approx(1.01 * r.numeric).epsilon(1e-6));
   }
 
-  TEST_CASE("a mistake at one output element is caught: the projection sees every output") {
+  TEST_CASE("a mistake at one output element is caught: the projection sees every output" * DOUBLE_ONLY(kGradcheckReason)) {
     GradcheckReport r = gradcheck([](Inputs v) { return one_bad_square(v[0]); }, {randn({2, 3}, 140)});
     INFO(r.str());
     CHECK(!r.ok);
@@ -322,7 +334,7 @@ TEST_SUITE("ch03_gradcheck") {
     CHECK(r.analytic == 0);
   }
 
-  TEST_CASE("a kink fails the check: relu at exactly 0") {
+  TEST_CASE("a kink fails the check: relu at exactly 0" * DOUBLE_ONLY(kGradcheckReason)) {
     // This is why the relu gradcheck above keeps its inputs away from 0. At x = 0,
     // (relu(eps) - relu(-eps)) / (2 eps) = 0.5: the average of the slopes 0 and 1 on either
     // side, which no single derivative can match. The math has no derivative there; backward
@@ -335,5 +347,5 @@ TEST_SUITE("ch03_gradcheck") {
     CHECK(r.numeric == doctest::Approx(0.5).epsilon(1e-9));
   }
 
-  TEST_CASE("chapter 03 shows what its program prints") { check_chapter("tutorials/03_gradient_checking"); }
+  TEST_CASE("chapter 03 shows what its program prints" * DOUBLE_ONLY(kChapterTextReason)) { check_chapter("tutorials/03_gradient_checking"); }
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "nn/checkpoint.h"
 #include "tensor/random.h"
 #include "tests/heed_cli.h"  // slurp
+#include "tests/precision.h"
 
 using namespace heed;
 namespace fs = std::filesystem;
@@ -57,15 +59,22 @@ std::string le(uint64_t v, int n) {
 // A safetensors file by hand: size prefix, header text, data bytes.
 std::string craft(const std::string& header, const std::string& data) { return le(header.size(), 8) + header + data; }
 
-std::string f64_bytes(std::initializer_list<real> xs) {
+std::string f64_bytes(std::initializer_list<double> xs) {
   std::string s;
-  for (real x : xs) s += le(std::bit_cast<uint64_t>(x), 8);
+  for (double x : xs) s += le(std::bit_cast<uint64_t>(x), 8);
   return s;
 }
 
+std::string f32_bytes(std::initializer_list<float> xs) {
+  std::string s;
+  for (float x : xs) s += le(std::bit_cast<uint32_t>(x), 4);
+  return s;
+}
+
+// The values' bits (a float widened to double exactly, so this holds in both builds).
 std::vector<uint64_t> bits(const Tensor& t) {
   std::vector<uint64_t> b;
-  for (real x : t.values()) b.push_back(std::bit_cast<uint64_t>(x));
+  for (real x : t.values()) b.push_back(std::bit_cast<uint64_t>(static_cast<double>(x)));
   return b;
 }
 
@@ -138,14 +147,43 @@ TEST_CASE("safetensors: the bytes follow the reference layout") {
   uint64_t n = 0;
   for (int k = 7; k >= 0; --k) n = (n << 8) | static_cast<unsigned char>(bytes[k]);
   CHECK(n % 8 == 0);  // padded so the data is 8-byte aligned
-  REQUIRE(bytes.size() == 8 + n + 24);
+  REQUIRE(bytes.size() == 8 + n + 3 * sizeof(real));  // 3 values of real's width
   std::string header = bytes.substr(8, n);
   std::string expected =
       R"({"__metadata__":{"k":"v"},"b":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},)"
       R"("a":{"dtype":"F64","shape":[1,1],"data_offsets":[16,24]}})";
+  std::string data = f64_bytes({1.5, -2, 0.25});
+  if (test::kFloatBuild) {  // heed writes real as it is: F32, half the bytes
+    expected = R"({"__metadata__":{"k":"v"},"b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+               R"("a":{"dtype":"F32","shape":[1,1],"data_offsets":[8,12]}})";
+    data = f32_bytes({1.5, -2, 0.25});
+  }
   CHECK(header.substr(0, expected.size()) == expected);
   CHECK(header.find_first_not_of(' ', expected.size()) == std::string::npos);  // spaces pad it
-  CHECK(bytes.substr(8 + n) == f64_bytes({1.5, -2, 0.25}));
+  CHECK(bytes.substr(8 + n) == data);
+}
+
+TEST_CASE("safetensors: F64 loads into float rounded to nearest, F32 into double exactly") {
+  TempDir dir;
+  std::string path = dir.file("convert.safetensors");
+  // 1 + 2^-24 lies halfway between two floats (1 and 1 + 2^-23): to nearest, ties to even, is 1;
+  // 1 + 3 * 2^-24 is halfway too, and goes up to 1 + 2^-22; 0.1 is no float at all.
+  const double halfway = 1 + std::ldexp(1.0, -24), halfway_up = 1 + 3 * std::ldexp(1.0, -24);
+  write_bytes(path, craft(R"({"w":{"dtype":"F64","shape":[3],"data_offsets":[0,24]}})", f64_bytes({halfway, halfway_up, 0.1})));
+  Tensor w = read_safetensors(path).tensors.at(0).value;
+  if (test::kFloatBuild) {
+    CHECK(bits(w) == bits(Tensor({3}, {1, 1 + std::ldexp(real(1), -22), 0.1f})));
+  } else {
+    CHECK(bits(w) == bits(Tensor({3}, {real(halfway), real(halfway_up), real(0.1)})));  // F64 into double: as it is
+  }
+  // F32 values come in exactly in both builds (every float is a double).
+  write_bytes(path, craft(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", f32_bytes({0.1f, 1 + 0x1p-23f})));
+  w = read_safetensors(path).tensors.at(0).value;
+  CHECK(static_cast<double>(w[0]) == static_cast<double>(0.1f));
+  CHECK(static_cast<double>(w[1]) == 1 + std::ldexp(1.0, -23));
+  // And what heed writes it reads back bit for bit, in its own width.
+  write_safetensors(path, {{"w", w}}, {});
+  CHECK(bits(read_safetensors(path).tensors.at(0).value) == bits(w));
 }
 
 TEST_CASE("safetensors: F32, F16 and BF16 tensors are read and converted") {

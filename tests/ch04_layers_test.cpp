@@ -14,6 +14,7 @@
 #include "nn/loss.h"
 #include "nn/module.h"
 #include "nn/optim.h"  // Adam keeps the padding row at zero
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -52,7 +53,7 @@ TEST_CASE("init: bounds, distributions and determinism") {
   // Linear's rule is kaiming_uniform with a = sqrt(5): the same draws, the same bound. The bound
   // comes out as 0.25 - 1 ulp (sqrt(5)^2 rounds to 5 + 1 ulp), and lo + (hi - lo) u cancels
   // near 0 without a fused multiply-add, so values agree to a few ulps of 0.25, not relatively.
-  CHECK(allclose(kaiming_uniform({50, 16}, std::sqrt(5.0), g2), w, 0, 1e-15));
+  CHECK(allclose(kaiming_uniform({50, 16}, std::sqrt(5.0), g2), w, 0, test::tol(1e-15)));
 
   Generator g3(2);
   Tensor x = xavier_uniform({4, 6}, g3);  // bound sqrt(6 / 10)
@@ -116,7 +117,7 @@ TEST_CASE("Linear: forward values by hand, 2-D and 3-D") {
   }
 }
 
-TEST_CASE("Linear: gradcheck w.r.t. input, weight and bias") {
+TEST_CASE("Linear: gradcheck w.r.t. input, weight and bias" * DOUBLE_ONLY(kGradcheckReason)) {
   Generator gen(11);
   Linear lin(3, 4, true, gen);
   for (Shape s : {Shape{5, 3}, Shape{2, 3, 3}}) {
@@ -153,7 +154,7 @@ TEST_CASE("linear(x, W, b): the numbers of matmul_nt(x, W) + b, bit for bit, val
   }
 }
 
-TEST_CASE("linear: gradcheck with and without bias; shape mistakes name linear and the shapes") {
+TEST_CASE("linear: gradcheck with and without bias; shape mistakes name linear and the shapes" * DOUBLE_ONLY(kGradcheckReason)) {
   Generator gen(12);
   Var x(Tensor::uniform({4, 3}, -1, 1, gen), true), w(Tensor::uniform({2, 3}, -1, 1, gen), true),
       b(Tensor::uniform({2}, -1, 1, gen), true);
@@ -177,7 +178,7 @@ TEST_CASE("Linear: shape mistakes name Linear and the shapes") {
   CHECK_THROWS_WITH_AS(lin.forward(Var(Tensor::scalar(1))), doctest::Contains("Linear: input []"), Error);
 }
 
-TEST_CASE("Embedding: rows by id, gradcheck with a repeated id") {
+TEST_CASE("Embedding: rows by id, gradcheck with a repeated id" * DOUBLE_ONLY(kGradcheckReason)) {
   Generator gen(3);
   Embedding emb(5, 3, gen);
   CHECK(emb.num_embeddings() == 5);
@@ -229,7 +230,7 @@ TEST_CASE("Embedding: ids out of range name the id and the vocabulary size") {
                        Error);
 }
 
-TEST_CASE("cross_entropy: values against PyTorch, and the gradient") {
+TEST_CASE("cross_entropy: values against PyTorch, and the gradient" * DOUBLE_ONLY(kPytorchFp64Reason)) {
   // import torch; torch.set_default_dtype(torch.float64)
   // z = torch.tensor([[1., 2., .5, -1.], [0., -3., 2.5, 1.], [4., 1., -2., 0.]], requires_grad=True)
   // loss = torch.nn.functional.cross_entropy(z, torch.tensor([1, -100, 3])); loss.backward()
@@ -255,10 +256,10 @@ TEST_CASE("cross_entropy: equals nll of log_softmax, and stays finite on huge lo
   std::vector<int64_t> t{4, 0, -100, 2, 2, 1};
   Var a(zv, true), b(zv, true);
   Var fused = cross_entropy(a, t), composed = nll(log_softmax(b, 1), t);
-  CHECK(std::fabs(fused.item() - composed.item()) <= 1e-14);
+  CHECK(std::fabs(fused.item() - composed.item()) <= test::tol(1e-14));
   fused.backward();
   composed.backward();
-  CHECK(allclose(a.grad(), b.grad(), 0, 1e-15));
+  CHECK(allclose(a.grad(), b.grad(), 0, test::tol(1e-15)));
 
   Var big(Tensor({2, 2}, {1000, 0, -1000, 0}), true);
   Var l = cross_entropy(big, {1, 1});  // row 0: -log softmax = 1000; row 1: log(1 + e^-1000) ~ 0
@@ -267,7 +268,7 @@ TEST_CASE("cross_entropy: equals nll of log_softmax, and stays finite on huge lo
   check_values(big.grad(), {0.5, -0.5, 0, 0}, 1e-15);
 }
 
-TEST_CASE("cross_entropy: gradcheck, with ignored targets and with all but one ignored") {
+TEST_CASE("cross_entropy: gradcheck, with ignored targets and with all but one ignored" * DOUBLE_ONLY(kGradcheckReason)) {
   Generator gen(8);
   struct Case {
     const char* name;
@@ -314,7 +315,7 @@ TEST_CASE("losses: bad targets and shapes name the index, the value and V") {
   CHECK_THROWS_WITH_AS(mse(Var(Tensor::zeros({0})), Var(Tensor::zeros({0}))), doctest::Contains("empty"), Error);
 }
 
-TEST_CASE("nll and mse: values by hand and gradcheck") {
+TEST_CASE("nll and mse: values by hand and gradcheck" * DOUBLE_ONLY(kGradcheckReason)) {
   // nll: -(log p[0, 1] + log p[1, 0]) / 2 = (2 + 0.5) / 2
   CHECK(nll(Var(Tensor({2, 2}, {-1, -2, -0.5, -3})), {1, 0}).item() == 1.25);
   // mse: (0 + 4 + 9) / 3
@@ -334,5 +335,5 @@ TEST_CASE("nll and mse: values by hand and gradcheck") {
 }  // TEST_SUITE
 
 TEST_SUITE("ch04_layers") {
-  TEST_CASE("chapter 04 shows what its program prints") { check_chapter("tutorials/04_classifiers"); }
+  TEST_CASE("chapter 04 shows what its program prints" * DOUBLE_ONLY(kChapterTextReason)) { check_chapter("tutorials/04_classifiers"); }
 }

@@ -11,6 +11,7 @@
 #include "nn/loss.h"
 #include "nn/module.h"
 #include "nn/optim.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -68,7 +69,7 @@ struct GoldenProblem {
 
 }  // namespace
 
-TEST_CASE("SGD with momentum and weight decay: three steps equal PyTorch's") {
+TEST_CASE("SGD with momentum and weight decay: three steps equal PyTorch's" * DOUBLE_ONLY(kPytorchFp64Reason)) {
   GoldenProblem p;
   SGD sgd(p.lin.parameters(), 0.1, 0.9, 0.01);
   check_values(p.run(sgd),
@@ -77,7 +78,7 @@ TEST_CASE("SGD with momentum and weight decay: three steps equal PyTorch's") {
                1e-12);
 }
 
-TEST_CASE("Adam: three steps equal PyTorch's, with default and with custom settings") {
+TEST_CASE("Adam: three steps equal PyTorch's, with default and with custom settings" * DOUBLE_ONLY(kPytorchFp64Reason)) {
   GoldenProblem p;
   Adam adam(p.lin.parameters(), 0.01);
   check_values(p.run(adam),

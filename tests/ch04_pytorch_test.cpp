@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/heed_cli.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -36,7 +37,7 @@ struct Config {
 }  // namespace
 
 TEST_SUITE("ch04_pytorch") {
-  TEST_CASE("PyTorch: stock modules load every heed checkpoint strictly and decode the same to 1e-12") {
+  TEST_CASE("PyTorch: stock modules load every heed checkpoint strictly and decode the same to 1e-12" * DOUBLE_ONLY(kPytorchFp64Reason)) {
     const std::string py = python_with_torch();
     if (py.empty()) {
       // CI (.ci/run) installs python3-torch and sets HEED_REQUIRE_TORCH: there a skip is a failure.

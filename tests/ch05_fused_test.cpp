@@ -10,6 +10,7 @@
 #include "nn/rnn_cell.h"
 #include "tensor/random.h"
 #include "tests/fused_check.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -75,7 +76,7 @@ TEST_SUITE("ch05_recurrent") {
       }
   }
 
-  TEST_CASE("gradcheck: rnn_step, gru_step and lstm_step w.r.t. every input") {
+  TEST_CASE("gradcheck: rnn_step, gru_step and lstm_step w.r.t. every input" * DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(22);
     const int64_t B = 3, H = 4;
     auto normal = [&](const Shape& s, real std) { return Tensor::normal(s, 0, std, gen); };

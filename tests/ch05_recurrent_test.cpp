@@ -9,6 +9,7 @@
 #include "tests/chapter_check.h"
 #include "nn/rnn_cell.h"
 #include "tensor/random.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -44,7 +45,7 @@ std::vector<Var> with(std::vector<Var> params, std::initializer_list<Var> more) 
 }  // namespace
 
 TEST_SUITE("ch05_recurrent") {
-  TEST_CASE("each cell equals PyTorch's to 1e-12 (golden values from tests/golden/cells.py)") {
+  TEST_CASE("each cell equals PyTorch's to 1e-12 (golden values from tests/golden/cells.py)" * DOUBLE_ONLY(kPytorchFp64Reason)) {
     Generator gen(0);
     Var x(fill({2, 3}, 5)), h(fill({2, 4}, 6)), c(fill({2, 4}, 7));
     SUBCASE("rnn") {
@@ -97,7 +98,7 @@ TEST_SUITE("ch05_recurrent") {
     CHECK_THROWS_WITH_AS(make_cell("transformer", 2, 2, gen), doctest::Contains("choose rnn, gru or lstm"), Error);
   }
 
-  TEST_CASE("gradcheck: each cell w.r.t. input, state and every parameter") {
+  TEST_CASE("gradcheck: each cell w.r.t. input, state and every parameter" * DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(11);
     for (const char* kind : {"rnn", "gru", "lstm"}) {
       auto cell = make_cell(kind, 3, 4, gen);
@@ -116,7 +117,7 @@ TEST_SUITE("ch05_recurrent") {
     }
   }
 
-  TEST_CASE("gradcheck: the unrolled encoder over 6 steps with padding, one and two directions") {
+  TEST_CASE("gradcheck: the unrolled encoder over 6 steps with padding, one and two directions" * DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(12);
     for (const char* kind : {"rnn", "gru", "lstm"})
       for (bool bi : {false, true}) {
@@ -185,7 +186,7 @@ TEST_SUITE("ch05_recurrent") {
     CHECK(x.grad().at({1, 700, 0}) == 0);
   }
 
-  TEST_CASE("where: forward, gradient to the chosen side, and shape errors") {
+  TEST_CASE("where: forward, gradient to the chosen side, and shape errors" * DOUBLE_ONLY(kGradcheckReason)) {
     Tensor cond({2, 1}, {1, 0});
     Var a(Tensor({2, 2}, {1, 2, 3, 4}), true), b(Tensor({2, 2}, {5, 6, 7, 8}), true);
     Var y = where(cond, a, b);
@@ -219,5 +220,5 @@ TEST_SUITE("ch05_recurrent") {
 }
 
 TEST_SUITE("ch05_recurrent") {
-  TEST_CASE("chapter 05 shows what its program prints") { check_chapter("tutorials/05_recurrent_cells"); }
+  TEST_CASE("chapter 05 shows what its program prints" * DOUBLE_ONLY(kChapterTextReason)) { check_chapter("tutorials/05_recurrent_cells"); }
 }

@@ -17,8 +17,9 @@ TEST_SUITE("ch06_seq2seq") {
     INFO(t.err);
     REQUIRE(t.status == 0);
     Json j = t.json();
-    for (const char* key : {"task", "model", "cell", "steps", "seconds", "loss", "exact", "token", "tokens_per_second"})
+    for (const char* key : {"task", "model", "cell", "dtype", "steps", "seconds", "loss", "exact", "token", "tokens_per_second"})
       CHECK_MESSAGE(j.find(key) != nullptr, key);
+    CHECK(j.find("dtype")->as_string() == kRealName);  // "float64", or "float32" in the float build
     CHECK(j.find("task")->as_string() == "reverse");
     CHECK(j.find("steps")->as_int() == 20);
     CHECK(std::filesystem::exists(model));
@@ -27,6 +28,7 @@ TEST_SUITE("ch06_seq2seq") {
     INFO(e.err);
     REQUIRE(e.status == 0);
     Json ej = e.json();
+    CHECK(ej.find("dtype")->as_string() == kRealName);
     const Json::Array& rows = ej.find("by_length")->as_array();
     REQUIRE(rows.size() == 2);
     CHECK(rows[1].find("length")->as_int() == 7);
@@ -43,12 +45,15 @@ TEST_SUITE("ch06_seq2seq") {
     CHECK(pj.find("attention")->as_array().size() == outputs);
     CHECK(pj.find("attention")->as_array()[0].as_array().size() == 5);
     CHECK(pj.find("log_prob")->as_real() <= 0);
+    CHECK(pj.find("dtype")->as_string() == kRealName);
 
     CliRun b = s.heed("bench --model dot --embed 8 --hidden 8 --batch 4 --len 3 --steps 2 --warmup 0 --json");
     INFO(b.err);
     REQUIRE(b.status == 0);
-    for (const char* key : {"model", "embed", "hidden", "batch", "len", "ms_per_step", "tokens_per_second", "peak_rss_mb"})
+    for (const char* key : {"model", "dtype", "embed", "hidden", "batch", "len", "ms_per_step", "tokens_per_second", "peak_rss_mb"})
       CHECK_MESSAGE(b.json().find(key) != nullptr, key);
+    CHECK(b.json().find("dtype")->as_string() == kRealName);
+    CHECK(b.out.find(std::string(" ") + kRealName + " E 8 H 8") != std::string::npos);  // the text line too
   }
 
   TEST_CASE("heed: bad flags and values give one line on stderr and exit status 2") {

@@ -15,6 +15,7 @@
 #include "nn/loss.h"
 #include "tests/chapter_check.h"
 #include "tests/heed_cli.h"  // slurp
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -37,7 +38,7 @@ Batch two_sequences() { return make_batch({{{3, 4, 5, 6}, {6, 5, 4, 3}}, {{5, 3}
 }  // namespace
 
 TEST_SUITE("ch06_seq2seq") {
-  TEST_CASE("gradcheck: the whole sequence loss of a tiny plain seq2seq w.r.t. every parameter") {
+  TEST_CASE("gradcheck: the whole sequence loss of a tiny plain seq2seq w.r.t. every parameter" * DOUBLE_ONLY(kGradcheckReason)) {
     for (const char* cell : {"gru", "lstm", "rnn"}) {
       Generator gen(1);
       Seq2Seq model(tiny("plain", cell), gen);

@@ -7,6 +7,7 @@
 #include "autograd/gradcheck.h"
 #include "nn/attention.h"
 #include "tensor/random.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -26,8 +27,8 @@ TEST_SUITE("ch07_additive_attention") {
     Tensor w = masked_softmax(scores, mask).value();
     // Row 0: softmax of (1, 2, 3); the huge masked score takes no part.
     real z = std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
-    CHECK(w.at({0, 0}) == doctest::Approx(std::exp(1.0) / z).epsilon(1e-14));
-    CHECK(w.at({0, 2}) == doctest::Approx(std::exp(3.0) / z).epsilon(1e-14));
+    CHECK(w.at({0, 0}) == doctest::Approx(std::exp(1.0) / z).epsilon(test::tol(1e-14)));
+    CHECK(w.at({0, 2}) == doctest::Approx(std::exp(3.0) / z).epsilon(test::tol(1e-14)));
     CHECK(w.at({0, 3}) == 0);
     CHECK(w.at({1, 0}) == 0);
     CHECK(w.at({1, 2}) == doctest::Approx(w.at({1, 3})));
@@ -47,7 +48,7 @@ TEST_SUITE("ch07_additive_attention") {
                          doctest::Contains("masked_softmax: scores [2, 3] and mask [3, 2]"), Error);
   }
 
-  TEST_CASE("gradcheck: masked_softmax and attend with a mask") {
+  TEST_CASE("gradcheck: masked_softmax and attend with a mask" * DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(1);
     Tensor mask({3, 5}, {1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0});
     GradcheckReport r = gradcheck([&](const std::vector<Var>& v) { return masked_softmax(v[0], mask); },
@@ -84,8 +85,8 @@ TEST_SUITE("ch07_additive_attention") {
     Var h(Tensor({1, 2, 3}, {0.5, 0.2, 9, -0.4, 0.1, 9}));
     Tensor e = att.score(s, att.prepare(h)).value();
     CHECK(e.shape() == Shape{1, 2});
-    CHECK(e[0] == doctest::Approx(std::tanh(0.5 - 0.1) - 2 * std::tanh(0.2 + 0.3)).epsilon(1e-14));
-    CHECK(e[1] == doctest::Approx(std::tanh(-0.4 - 0.1) - 2 * std::tanh(0.1 + 0.3)).epsilon(1e-14));
+    CHECK(e[0] == doctest::Approx(std::tanh(0.5 - 0.1) - 2 * std::tanh(0.2 + 0.3)).epsilon(test::tol(1e-14)));
+    CHECK(e[1] == doctest::Approx(std::tanh(-0.4 - 0.1) - 2 * std::tanh(0.1 + 0.3)).epsilon(test::tol(1e-14)));
     auto names = att.named_parameters();
     REQUIRE(names.size() == 3);
     CHECK(names[0].first == "v.weight");  // nn.Linear(A, 1, bias=False), registered first
@@ -93,7 +94,7 @@ TEST_SUITE("ch07_additive_attention") {
     CHECK(names[2].first == "W2.weight");
   }
 
-  TEST_CASE("gradcheck: additive score w.r.t. query, keys and every parameter, through attend") {
+  TEST_CASE("gradcheck: additive score w.r.t. query, keys and every parameter, through attend" * DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(3);
     AdditiveScore att(3, 4, 5, gen);
     Var s(Tensor::normal({2, 3}, 0, 1, gen), true), h(Tensor::normal({2, 4, 4}, 0, 1, gen), true);

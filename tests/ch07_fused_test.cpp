@@ -9,6 +9,7 @@
 #include "nn/attention.h"
 #include "tensor/random.h"
 #include "tests/fused_check.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -36,7 +37,7 @@ TEST_SUITE("ch07_additive_attention") {
     }
   }
 
-  TEST_CASE("gradcheck: the fused additive score w.r.t. prepared keys, q and v") {
+  TEST_CASE("gradcheck: the fused additive score w.r.t. prepared keys, q and v" * DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(32);
     GradcheckReport r = gradcheck([](const std::vector<Var>& x) { return additive_score(x[0], x[1], x[2]); },
                                   {Tensor::normal({2, 3, 4}, 0, 1, gen), Tensor::normal({2, 4}, 0, 1, gen),
@@ -58,7 +59,8 @@ TEST_SUITE("ch07_additive_attention") {
     }
   }
 
-  TEST_CASE("weighted_sum equals the batched product it replaces: values and gradients, to 1e-12 relative") {
+  TEST_CASE("weighted_sum equals the batched product it replaces: values and gradients, to 1e-12 relative" *
+            DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(34);
     for (Shape s : {Shape{1, 1, 1}, Shape{2, 3, 4}, Shape{5, 7, 16}}) {
       const std::string shape = shape_str(s);

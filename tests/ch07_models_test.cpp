@@ -7,6 +7,7 @@
 #include "autograd/gradcheck.h"
 #include "models/seq2seq.h"
 #include "nn/loss.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -33,7 +34,7 @@ const char* kAttentionModels[] = {"additive", "general", "dot", "scaled", "cosin
 }  // namespace
 
 TEST_SUITE("ch07_additive_attention") {
-  TEST_CASE("gradcheck: the whole sequence loss of each attention model w.r.t. every parameter") {
+  TEST_CASE("gradcheck: the whole sequence loss of each attention model w.r.t. every parameter" * DOUBLE_ONLY(kGradcheckReason)) {
     for (const char* model : kAttentionModels) {
       Generator gen(1);
       Seq2Seq m(tiny(model), gen);
@@ -45,7 +46,7 @@ TEST_SUITE("ch07_additive_attention") {
     }
   }
 
-  TEST_CASE("gradcheck: attention models with LSTM cells and a bidirectional encoder") {
+  TEST_CASE("gradcheck: attention models with LSTM cells and a bidirectional encoder" * DOUBLE_ONLY(kGradcheckReason)) {
     for (auto [model, cell, bi] : {std::tuple{"additive", "lstm", true}, {"general", "gru", true},
                                   {"general", "lstm", false}, {"additive", "rnn", false}}) {
       Generator gen(2);
@@ -102,7 +103,7 @@ TEST_SUITE("ch07_additive_attention") {
           REQUIRE(row.size() == 4);
           real total = 0;
           for (real w : row) total += w;
-          CHECK(total == doctest::Approx(1).epsilon(1e-12));
+          CHECK(total == doctest::Approx(1).epsilon(test::tol(1e-12)));
           if (b == 1) {
             CHECK(row[2] == 0);  // padding: exactly zero weight
             CHECK(row[3] == 0);

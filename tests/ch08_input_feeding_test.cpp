@@ -5,6 +5,7 @@
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
 #include "models/seq2seq.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -27,7 +28,7 @@ Batch two_sequences() { return make_batch({{{3, 4, 5, 6}, {6, 5, 4, 3}}, {{5, 3}
 }  // namespace
 
 TEST_SUITE("ch08_multiplicative_attention") {
-  TEST_CASE("input feeding: gradcheck of the whole sequence loss w.r.t. every parameter") {
+  TEST_CASE("input feeding: gradcheck of the whole sequence loss w.r.t. every parameter" * DOUBLE_ONLY(kGradcheckReason)) {
     for (auto [model, cell] : {std::pair{"general", "gru"}, {"dot", "gru"}, {"general", "lstm"}, {"location", "rnn"}}) {
       Generator gen(4);
       Seq2Seq m(fed(model, cell), gen);

@@ -18,6 +18,7 @@
 #include "tests/heed_cli.h"
 #include "viz/film.h"
 #include "viz/svg.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -151,7 +152,7 @@ TEST_SUITE("ch09_attention_matrices") {
           REQUIRE(row.size() == 5);
           real sum = 0;
           for (real w : row) sum += w;
-          CHECK(sum == doctest::Approx(1).epsilon(1e-12));
+          CHECK(sum == doctest::Approx(1).epsilon(test::tol(1e-12)));
         }
         CHECK(f.exact >= 0);
         CHECK(f.exact <= 1);

@@ -8,6 +8,7 @@
 
 #include "autograd/functions.h"
 #include "models/beam.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -174,7 +175,7 @@ TEST_SUITE("ch11_translation") {
         finished += h.finished;
       }
       CHECK(finished == 13);
-      CHECK(total == doctest::Approx(1.0).epsilon(1e-12));
+      CHECK(total == doctest::Approx(1.0).epsilon(test::tol(1e-12)));
       // A narrower beam keeps exactly K, a subset of the whole tree.
       std::vector<Hypothesis> some = beam_search(model, {3, 3}, 39, 3);
       CHECK(some.size() == 39);

@@ -7,6 +7,7 @@
 #include "autograd/gradcheck.h"
 #include "models/self_attention_model.h"
 #include "tensor/random.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -38,7 +39,7 @@ TEST_SUITE("ch12_attention_zoo") {
     for (int64_t i = 0; i < 50; ++i) CHECK((s.lengths[i] >= 2 && s.lengths[i] <= 6));
   }
 
-  TEST_CASE("gradcheck: the tagger's loss w.r.t. every parameter, for each kind of position") {
+  TEST_CASE("gradcheck: the tagger's loss w.r.t. every parameter, for each kind of position" * DOUBLE_ONLY(kGradcheckReason)) {
     HistogramTask task(4, 2, 4);
     Generator data(3);
     TagBatch batch = task.sample_batch(data, 3);
@@ -79,8 +80,8 @@ TEST_SUITE("ch12_attention_zoo") {
       CAPTURE(positions);
       CHECK(equal(rows(batched, 1, 0, 3), rows(alone, 0, 0, 3)));
       Tensor swapped = model.forward(task.make_batch({v.encode("4 4 0")})).logits.value();
-      bool permuted = allclose(rows(swapped, 0, 2, 3), rows(alone, 0, 1, 2), 1e-12, 1e-14) &&
-                      allclose(rows(swapped, 0, 1, 2), rows(alone, 0, 2, 3), 1e-12, 1e-14);
+      bool permuted = allclose(rows(swapped, 0, 2, 3), rows(alone, 0, 1, 2), test::tol(1e-12), test::tol(1e-14)) &&
+                      allclose(rows(swapped, 0, 1, 2), rows(alone, 0, 2, 3), test::tol(1e-12), test::tol(1e-14));
       CHECK(permuted == (positions == "none"));
     }
     TaggerConfig bad;

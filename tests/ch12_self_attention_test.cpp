@@ -10,6 +10,7 @@
 #include "nn/self_attention.h"
 #include "tensor/random.h"
 #include "tests/chapter_check.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -97,7 +98,7 @@ void check_layer_gradients(const Layer& layer, const Var& x, const Tensor& paddi
 }  // namespace
 
 TEST_SUITE("ch12_attention_zoo") {
-  TEST_CASE("self-attention equals PyTorch's nn.MultiheadAttention (golden: tests/golden/self_attention.py)") {
+  TEST_CASE("self-attention equals PyTorch's nn.MultiheadAttention (golden: tests/golden/self_attention.py)" * DOUBLE_ONLY(kPytorchFp64Reason)) {
     const int64_t B = 2, S = 3, D = 4;
     Var x(fill({B, S, D}, 9));
     Tensor padding({B, S}, {1, 1, 1, 1, 1, 0});
@@ -155,7 +156,7 @@ TEST_SUITE("ch12_attention_zoo") {
                 real_query_rows(Tensor({B, 2, S, S}, w2), padding, S), 1e-14);
   }
 
-  TEST_CASE("gradcheck: SelfAttention w.r.t. the input and every parameter, padded, with and without causal") {
+  TEST_CASE("gradcheck: SelfAttention w.r.t. the input and every parameter, padded, with and without causal" * DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(21);
     SelfAttention layer(4, gen);
     randomize(layer, gen);
@@ -164,7 +165,7 @@ TEST_SUITE("ch12_attention_zoo") {
     check_layer_gradients(layer, x, padding, "SelfAttention");
   }
 
-  TEST_CASE("gradcheck: MultiHeadAttention (3 heads of 2) w.r.t. the input and every parameter, padded") {
+  TEST_CASE("gradcheck: MultiHeadAttention (3 heads of 2) w.r.t. the input and every parameter, padded" * DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(22);
     MultiHeadAttention layer(6, 3, gen);
     randomize(layer, gen);
@@ -178,7 +179,8 @@ TEST_SUITE("ch12_attention_zoo") {
     MultiHeadAttention layer(4, 2, gen);
     randomize(layer, gen);
     Var x(Tensor::normal({2, 4, 4}, 0, 3, gen), true);
-    x.value().at({1, 3, 0}) = 1e300;  // a wild value at a padded position changes nothing
+    // A wild value at a padded position changes nothing (float's is 1e30: its 1e300 is infinity).
+    x.value().at({1, 3, 0}) = static_cast<real>(test::kFloatBuild ? 1e30 : 1e300);
     Tensor padding({2, 4}, {1, 1, 1, 1, 1, 1, 0, 0});
     for (bool causal : {false, true}) {
       SelfAttentionOutput a = layer.forward(x, padding, causal);
@@ -194,7 +196,7 @@ TEST_SUITE("ch12_attention_zoo") {
               if (allowed) CHECK(w.at({b, h, i, j}) > 0);
               total += w.at({b, h, i, j});
             }
-            CHECK(total == doctest::Approx(real_query ? 1 : 0).epsilon(1e-14));
+            CHECK(total == doctest::Approx(real_query ? 1 : 0).epsilon(test::tol(1e-14)));
           }
       for (int64_t i = 2; i < 4; ++i)
         for (int64_t d = 0; d < 4; ++d) CHECK(a.output.value().at({1, i, d}) == 0);
@@ -298,8 +300,8 @@ TEST_SUITE("ch12_attention_zoo") {
         for (int64_t q = 0; q < S; ++q) want_w.at({0, h, p, q}) = a.weights.value().at({0, h, perm[p], perm[q]});
     }
     // Equal up to rounding: the softmax and the weighted sum add the same terms in another order.
-    CHECK(allclose(b.output.value(), want, 1e-12, 1e-14));
-    CHECK(allclose(b.weights.value(), want_w, 1e-12, 1e-14));
+    CHECK(allclose(b.output.value(), want, test::tol(1e-12), test::tol(1e-14)));
+    CHECK(allclose(b.weights.value(), want_w, test::tol(1e-12), test::tol(1e-14)));
     // Sinusoidal positions break the symmetry: the same permutation now changes the answer.
     Var pos(sinusoidal_positions(S, D));
     SelfAttentionOutput c = layer.forward(Var(x) + pos, padding), e = layer.forward(Var(xp) + pos, pp);
@@ -314,16 +316,16 @@ TEST_SUITE("ch12_attention_zoo") {
     CHECK(P.shape() == Shape{6, 5});
     for (int64_t d = 0; d < 5; ++d) CHECK(P.at({0, d}) == (d % 2 ? 1 : 0));
     real f1 = std::pow(10000.0, -2.0 / 5), f2 = std::pow(10000.0, -4.0 / 5);
-    CHECK(P.at({1, 0}) == doctest::Approx(std::sin(1.0)).epsilon(1e-15));
-    CHECK(P.at({1, 1}) == doctest::Approx(std::cos(1.0)).epsilon(1e-15));
-    CHECK(P.at({3, 2}) == doctest::Approx(std::sin(3 * f1)).epsilon(1e-15));
-    CHECK(P.at({3, 3}) == doctest::Approx(std::cos(3 * f1)).epsilon(1e-15));
-    CHECK(P.at({5, 4}) == doctest::Approx(std::sin(5 * f2)).epsilon(1e-15));  // odd D ends on a sine
+    CHECK(P.at({1, 0}) == doctest::Approx(std::sin(1.0)).epsilon(test::tol(1e-15)));
+    CHECK(P.at({1, 1}) == doctest::Approx(std::cos(1.0)).epsilon(test::tol(1e-15)));
+    CHECK(P.at({3, 2}) == doctest::Approx(std::sin(3 * f1)).epsilon(test::tol(1e-15)));
+    CHECK(P.at({3, 3}) == doctest::Approx(std::cos(3 * f1)).epsilon(test::tol(1e-15)));
+    CHECK(P.at({5, 4}) == doctest::Approx(std::sin(5 * f2)).epsilon(test::tol(1e-15)));  // odd D ends on a sine
     // P[p + k] rotates each (sin, cos) pair of P[p] by the angle k * frequency.
     for (int64_t i = 0; i < 2; ++i) {
       real f = std::pow(10000.0, -2.0 * i / 5), k = 2;
       real s = P.at({1, 2 * i}), c = P.at({1, 2 * i + 1});
-      CHECK(P.at({3, 2 * i}) == doctest::Approx(s * std::cos(k * f) + c * std::sin(k * f)).epsilon(1e-14));
+      CHECK(P.at({3, 2 * i}) == doctest::Approx(s * std::cos(k * f) + c * std::sin(k * f)).epsilon(test::tol(1e-14)));
       CHECK(P.at({3, 2 * i + 1}) == doctest::Approx(c * std::cos(k * f) - s * std::sin(k * f)).epsilon(1e-14));
     }
     CHECK_THROWS_WITH_AS(sinusoidal_positions(3, 0), doctest::Contains("sinusoidal_positions: length 3 and dim 0"),
@@ -396,5 +398,5 @@ TEST_SUITE("ch12_attention_zoo") {
 }  // TEST_SUITE
 
 TEST_SUITE("ch12_attention_zoo") {
-  TEST_CASE("chapter 12 shows what its program prints") { check_chapter("tutorials/12_attention_zoo"); }
+  TEST_CASE("chapter 12 shows what its program prints" * DOUBLE_ONLY(kChapterTextReason)) { check_chapter("tutorials/12_attention_zoo"); }
 }

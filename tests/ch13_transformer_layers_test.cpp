@@ -12,6 +12,7 @@
 #include "nn/self_attention.h"
 #include "nn/transformer_layers.h"
 #include "tensor/random.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -52,7 +53,7 @@ void check_close(const Tensor& got, const Tensor& want, real tol) {
 }  // namespace
 
 TEST_SUITE("ch13_transformer_layers") {
-  TEST_CASE("layer_norm: a row by hand, PyTorch's biased variance and eps") {
+  TEST_CASE("layer_norm: a row by hand, PyTorch's biased variance and eps" * DOUBLE_ONLY(kPytorchFp64Reason)) {
     // Row 1 2 3 4: mean 2.5, biased variance 1.25; y = (x - 2.5) / sqrt(1.25 + 1e-5) * w + b.
     Var x(Tensor({1, 4}, {1, 2, 3, 4}));
     Var w(Tensor({4}, {1, 2, 1, 1})), b(Tensor({4}, {0, 0, 0, 10}));
@@ -75,7 +76,7 @@ TEST_SUITE("ch13_transformer_layers") {
       real m = 0, v = 0;
       for (int64_t i = 0; i < 5; ++i) m += y[r * 5 + i] / 5;
       for (int64_t i = 0; i < 5; ++i) v += (y[r * 5 + i] - m) * (y[r * 5 + i] - m) / 5;
-      CHECK(std::fabs(m) < 1e-14);
+      CHECK(std::fabs(m) < test::tol(1e-14));
       CHECK(std::fabs(v - 1) < 1e-4);  // var / (var + eps), var ~ 9
     }
     Var c(Tensor::full({1, 5}, 7));  // zero variance: eps keeps it finite
@@ -83,7 +84,7 @@ TEST_SUITE("ch13_transformer_layers") {
     CHECK(equal(ln.forward(c).value(), Tensor({1, 5}, {1, 2, 3, 4, 5})));
   }
 
-  TEST_CASE("gradcheck: layer_norm w.r.t. input, weight and bias") {
+  TEST_CASE("gradcheck: layer_norm w.r.t. input, weight and bias" * DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(4);
     check_grad(gradcheck([](const std::vector<Var>& v) { return layer_norm(v[0], v[1], v[2]); },
                          {Tensor::normal({2, 3, 4}, 0, 1, gen), Tensor::normal({4}, 1, 0.5, gen),
@@ -109,7 +110,7 @@ TEST_SUITE("ch13_transformer_layers") {
     int64_t zeros = 0;
     for (int64_t i = 0; i < a.numel(); ++i) {
       if (a[i] == 0) ++zeros;
-      else CHECK(a[i] == x.value()[i] * (1 / 0.75));
+      else CHECK(a[i] == x.value()[i] * static_cast<real>(1 / 0.75));
     }
     CHECK(zeros > 25);  // 200 draws at p = 0.25: 50 expected
     CHECK(zeros < 75);
@@ -120,7 +121,7 @@ TEST_SUITE("ch13_transformer_layers") {
     CHECK(off.apply(x).node() == x.node());
   }
 
-  TEST_CASE("gradcheck: dropout (the same mask on every call)") {
+  TEST_CASE("gradcheck: dropout (the same mask on every call)" * DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(6);
     check_grad(gradcheck(
         [](const std::vector<Var>& v) {
@@ -184,7 +185,7 @@ TEST_SUITE("ch13_transformer_layers") {
     }
   }
 
-  TEST_CASE("gradcheck: cross-attention (2 heads of 3) w.r.t. query, source and every parameter, padded") {
+  TEST_CASE("gradcheck: cross-attention (2 heads of 3) w.r.t. query, source and every parameter, padded" * DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(10);
     TransformerAttention att(6, 2, gen);
     randomize(att, gen);
@@ -203,7 +204,7 @@ TEST_SUITE("ch13_transformer_layers") {
         inputs, {.name = "cross-attention with dropout 0.3"}));
   }
 
-  TEST_CASE("gradcheck: feed-forward, encoder and decoder layers, post-norm and pre-norm, padded") {
+  TEST_CASE("gradcheck: feed-forward, encoder and decoder layers, post-norm and pre-norm, padded" * DOUBLE_ONLY(kGradcheckReason)) {
     for (bool norm_first : {false, true}) {
       CAPTURE(norm_first);
       Generator gen(13);
@@ -235,7 +236,7 @@ TEST_SUITE("ch13_transformer_layers") {
     }
   }
 
-  TEST_CASE("gradcheck: two-layer encoder and decoder stacks with their final norms") {
+  TEST_CASE("gradcheck: two-layer encoder and decoder stacks with their final norms" * DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(14);
     LayerSizes s{4, 2, 6, false};
     TransformerEncoder enc(2, s, gen);

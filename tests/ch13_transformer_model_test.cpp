@@ -15,6 +15,7 @@
 #include "nn/loss.h"
 #include "tests/chapter_check.h"
 #include "tests/heed_cli.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -39,7 +40,7 @@ Batch two_sequences() { return make_batch({{{3, 4, 5, 6}, {6, 5, 4, 3}}, {{5, 3}
 }  // namespace
 
 TEST_SUITE("ch13_transformer_model") {
-  TEST_CASE("gradcheck: the whole loss of a 2+2-layer transformer w.r.t. every parameter, padded") {
+  TEST_CASE("gradcheck: the whole loss of a 2+2-layer transformer w.r.t. every parameter, padded" * DOUBLE_ONLY(kGradcheckReason)) {
     for (bool norm_first : {false, true})
       for (std::string positions : {"sinusoidal", "learned"}) {
         Generator gen(1);
@@ -248,5 +249,5 @@ TEST_SUITE("ch13_transformer_model") {
     }
   }
 
-  TEST_CASE("chapter 13 shows what its program prints") { check_chapter("tutorials/13_transformer"); }
+  TEST_CASE("chapter 13 shows what its program prints" * DOUBLE_ONLY(kChapterTextReason)) { check_chapter("tutorials/13_transformer"); }
 }

@@ -19,6 +19,7 @@
 
 #include "tests/heed_cli.h"  // slurp
 #include "tests/prose_numbers.h"
+#include "tests/precision.h"
 
 namespace {
 
@@ -322,7 +323,7 @@ const std::vector<std::string>& chapters_with_quick_figures() {
 // The long runs: skipped by default, run with build/tests -ts=chapters_full --no-skip.
 // The figures drawn by the quick programs: make test checks them.
 TEST_SUITE("chapter_check") {
-  TEST_CASE("every chapter's quick figures are what its program draws now") {
+  TEST_CASE("every chapter's quick figures are what its program draws now" * DOUBLE_ONLY(kChapterTextReason)) {
     for (const std::string& dir : chapters_with_quick_figures()) {
       INFO("chapter " << dir);
       check_figures(dir);

@@ -8,10 +8,11 @@
 #include <string>
 
 #include "tensor/tensor.h"
+#include "tests/precision.h"
 
 namespace heed {
 
-// Every element within 1e-12 of the reference, relative to the reference's largest element: an
+// Every element within 1e-12 (test::tol: in float, the same units of its epsilon) of the reference, relative to the reference's largest element: an
 // element that is a sum of cancelling terms is small, and carries the rounding of the terms.
 inline void check_rel(const Tensor& got, const Tensor& want, const std::string& what) {
   REQUIRE(got.shape() == want.shape());
@@ -19,7 +20,7 @@ inline void check_rel(const Tensor& got, const Tensor& want, const std::string& 
   for (real w : want.values()) scale = std::max(scale, std::fabs(w));
   for (int64_t k = 0; k < want.numel(); ++k) {
     INFO(what << " element " << k << ": fused " << got[k] << ", composed " << want[k] << ", largest " << scale);
-    CHECK(std::fabs(got[k] - want[k]) <= 1e-12 * scale);
+    CHECK(std::fabs(got[k] - want[k]) <= test::tol(1e-12) * scale);
   }
 }
 

@@ -17,6 +17,7 @@
 
 #include "tensor/gemm.h"
 #include "tensor/random.h"
+#include "tests/precision.h"
 
 namespace {
 
@@ -134,7 +135,7 @@ TEST_SUITE("bench_gemm") {
         x.run(heed::gemm_naive, ta, tb, s);
         real err = 0;
         for (size_t i = 0; i < got.size(); ++i) err = std::max(err, std::abs(got[i] - x.c[i]));
-        CHECK(err <= 1e-12 * s.K);
+        CHECK(err <= heed::test::tol(1e-12) * static_cast<real>(s.K));
       }
     }
   }

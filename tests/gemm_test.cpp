@@ -12,6 +12,7 @@
 
 #include "tensor/gemm.h"
 #include "tensor/random.h"
+#include "tests/precision.h"
 
 namespace {
 
@@ -44,7 +45,7 @@ void check_shape(heed::Generator& gen, bool ta, bool tb, int64_t M, int64_t N, i
   std::vector<real> want(M * N), want_acc(M * N);
   heed::gemm_naive(ta, tb, M, N, K, a.data(), b.data(), want.data(), false);
   for (int64_t i = 0; i < M * N; ++i) want_acc[i] = c0[i] + want[i];  // what gemm_naive computes
-  const real tol = 1e-12 * std::max<int64_t>(K, 1);
+  const real tol = heed::test::tol(1e-12) * static_cast<real>(std::max<int64_t>(K, 1));
   const int64_t kGuard = 8;
   const real kGuardValue = 12345.0;
   for (const Named& k : kKernels)
@@ -111,7 +112,7 @@ TEST_SUITE("ch01_tensor") {
           k.kernel(ta, tb, M, N, K, a.data(), b.data(), c.data(), false);
           bool same = true;
           for (int64_t i = 0; i < M * N; ++i)
-            same &= std::isfinite(want[i]) ? std::abs(c[i] - want[i]) <= 1e-12 * K
+            same &= std::isfinite(want[i]) ? std::abs(c[i] - want[i]) <= heed::test::tol(1e-12) * static_cast<real>(K)
                                            : (std::isnan(want[i]) ? std::isnan(c[i]) : c[i] == want[i]);
           INFO(describe(k.name, ta, tb, M, N, K, false));
           CHECK(same);

@@ -9,20 +9,29 @@
 
 #include "tensor/random.h"
 #include "tensor/vmath.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
 namespace {
 
-constexpr real kEps = std::numeric_limits<real>::epsilon();
+using test::kEps;
+// Below this sigmoid_n returns 0 (tensor/vmath.h): -708 in double, -87 in the float build.
+constexpr real kSigmoidFloor = test::kFloatBuild ? -87 : -708;
+// The smallest magnitude swept, and a large finite one, in real's range.
+const real kTiny = static_cast<real>(test::kFloatBuild ? 1e-37 : 1e-300);
+const real kHuge = static_cast<real>(test::kFloatBuild ? 1e30 : 1e300);
 
 // Arguments that cover the ranges: a dense sweep, tiny magnitudes, the edges of the reductions.
 std::vector<real> arguments() {
   std::vector<real> x;
   for (int i = -40000; i <= 40000; ++i) x.push_back(i * 1e-3 + 1e-7 * (i % 7));
-  for (real m = 1e-300; m < 1; m *= 3.7) x.push_back(m), x.push_back(-m);
-  for (real v : {0.0, 0.34657359027997264, 0.3465735902799727, 18.0, 19.06, 25.0, 50.0, 707.9, 708.0, 708.1, 745.0})
-    x.push_back(v), x.push_back(-v);
+  for (real m = kTiny; m < 1; m *= real(3.7)) x.push_back(m), x.push_back(-m);
+  for (double v : {0.0, 0.34657359027997264, 0.3465735902799727, 18.0, 19.06, 25.0, 50.0, 707.9, 708.0, 708.1, 745.0})
+    x.push_back(static_cast<real>(v)), x.push_back(static_cast<real>(-v));
+  if (test::kFloatBuild)  // the float build's own edges: its tanh clamp (|x| = 10) and exp floor (87)
+    for (real v : {9.9f, 10.0f, 10.1f, 86.9f, 87.0f, 87.1f, 88.7f})
+      x.push_back(v), x.push_back(-v);
   return x;
 }
 
@@ -46,17 +55,17 @@ TEST_SUITE("ch01_tensor") {
       INFO("x = " << x[i] << ": tanh " << t[i] << " vs " << std::tanh(x[i]) << ", sigmoid " << s[i] << " vs "
                   << sigmoid_ref(x[i]));
       CHECK(ulps(t[i], std::tanh(x[i])) <= 3);
-      if (x[i] >= -708) {
+      if (x[i] >= kSigmoidFloor) {
         CHECK(ulps(s[i], sigmoid_ref(x[i])) <= 3);
       } else {
-        CHECK(s[i] == 0);  // documented: the exact value is below 3e-308
+        CHECK(s[i] == 0);  // documented: the exact value is below 3e-308 (float: 2e-38)
       }
     }
   }
 
   TEST_CASE("tanh_n and sigmoid_n: exact at 0 and at the ends, odd/symmetric, NaN stays NaN") {
     const real inf = std::numeric_limits<real>::infinity(), nan = std::numeric_limits<real>::quiet_NaN();
-    std::vector<real> x{0.0, -0.0, inf, -inf, 1e300, -1e300, nan}, t(x.size()), s(x.size());
+    std::vector<real> x{0.0, -0.0, inf, -inf, kHuge, -kHuge, nan}, t(x.size()), s(x.size());
     tanh_n(x.data(), t.data(), 7);
     sigmoid_n(x.data(), s.data(), 7);
     CHECK(t[0] == 0);

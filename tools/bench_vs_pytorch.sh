@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# heed beside PyTorch, in one run: for each configuration and model, `heed bench` and the PyTorch
-# reference of reference/pytorch (fp32 and fp64, one thread) run one after the other, so both
-# see the same machine, and a Markdown table of medians, ratios and memory is printed.
+# heed beside PyTorch, in one run: for each configuration and model, `heed bench` in double
+# (build/heed) and in float (build-float/heed, from `make float`) and the PyTorch reference of
+# reference/pytorch (fp32 and fp64, one thread) run one after the other, so all see the same
+# machine, and a Markdown table of medians, ratios and memory is printed: heed float64 against
+# PyTorch fp64, heed float32 against PyTorch fp32.
 #
 #   tools/bench_vs_pytorch.sh                   # S and M, plain additive general dot
 #   CONFIGS=S MODELS="plain dot" tools/bench_vs_pytorch.sh
@@ -13,12 +15,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 ref=$here/reference/pytorch
 heed=${HEED:-$here/build/heed}
+heed_float=${HEED_FLOAT:-$here/build-float/heed}
 python=${PYTHON:-/usr/bin/python3}
 CONFIGS=${CONFIGS:-S M}
 MODELS=${MODELS:-plain additive general dot}
 BLAS_DIR=${BLAS_DIR:-}
 
 [ -x "$heed" ] || { echo "bench_vs_pytorch: $heed is not built (run: make build/heed)" >&2; exit 2; }
+[ -x "$heed_float" ] || { echo "bench_vs_pytorch: $heed_float is not built (run: make float)" >&2; exit 2; }
 command -v "$python" >/dev/null || python=python3
 "$python" -c 'import torch' 2>/dev/null ||
   { echo "bench_vs_pytorch: $python has no torch (apt-get install python3-torch)" >&2; exit 2; }
@@ -39,20 +43,25 @@ case $blas in
   */blas/libblas.so*) echo "bench_vs_pytorch: warning: that is the slow reference BLAS; see reference/pytorch/README.md" >&2 ;;
 esac
 echo
-echo "| config | model | heed ms | PyTorch fp32 ms | PyTorch fp64 ms | heed / fp32 | heed / fp64 | heed GFLOP/s | heed step MB | PyTorch fp32 / fp64 step MB |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| config | model | heed f64 ms | PyTorch fp64 ms | heed f64 / fp64 | heed f32 ms | PyTorch fp32 ms | heed f32 / fp32 | heed f64 / f32 GFLOP/s | heed f64 / f32 step MB | PyTorch fp64 / fp32 step MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for c in $CONFIGS; do
   for m in $MODELS; do
     steps=20
     [ "$c" = S ] && steps=100
     h=$("$heed" bench --config "$c" --model "$m" --steps "$steps" --json)
+    f=$("$heed_float" bench --config "$c" --model "$m" --steps "$steps" --json)
+    [ "$(field dtype <<<"$h")" = float64 ] && [ "$(field dtype <<<"$f")" = float32 ] ||
+      { echo "bench_vs_pytorch: $heed must be the double build and $heed_float the float one" >&2; exit 2; }
     t32=$("$python" "$ref/bench_step.py" --config "$c" --model "$m" --dtype float32 --threads 1 --steps "$steps")
     t64=$("$python" "$ref/bench_step.py" --config "$c" --model "$m" --dtype float64 --threads 1 --steps "$steps")
     hm=$(field ms_per_step <<<"$h"); hg=$(field gflops_per_second <<<"$h"); hs=$(field step_peak_mb <<<"$h")
+    fm=$(field ms_per_step <<<"$f"); fg=$(field gflops_per_second <<<"$f"); fs=$(field step_peak_mb <<<"$f")
     p32=$(field ms_per_step <<<"$t32"); p64=$(field ms_per_step <<<"$t64")
     s32=$(field step_peak_mb <<<"$t32"); s64=$(field step_peak_mb <<<"$t64")
-    awk -v c="$c" -v m="$m" -v hm="$hm" -v p32="$p32" -v p64="$p64" -v hg="$hg" -v hs="$hs" -v s32="$s32" -v s64="$s64" \
-      'BEGIN { printf "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.0f | %.0f / %.0f |\n",
-               c, m, hm, p32, p64, hm / p32, hm / p64, hg, hs, s32, s64 }'
+    awk -v c="$c" -v m="$m" -v hm="$hm" -v fm="$fm" -v p32="$p32" -v p64="$p64" -v hg="$hg" -v fg="$fg" \
+      -v hs="$hs" -v fs="$fs" -v s32="$s32" -v s64="$s64" \
+      'BEGIN { printf "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f / %.1f | %.0f / %.0f | %.0f / %.0f |\n",
+               c, m, hm, p64, hm / p64, fm, p32, fm / p32, hg, fg, hs, fs, s64, s32 }'
   done
 done

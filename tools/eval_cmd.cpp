@@ -91,7 +91,7 @@ int cmd_eval(const std::vector<std::string>& argv) {
     std::printf("%6lld   %5.3f   %5.3f\n", static_cast<long long>(r.length), r.exact(), r.token());
     by_length.push_back(Json::object({{"length", r.length}, {"exact", r.exact()}, {"token", r.token()}, {"n", r.n}}));
   }
-  if (a.has("--json")) std::printf("%s\n", Json::object({{"by_length", Json(by_length)}}).dump().c_str());
+  if (a.has("--json")) std::printf("%s\n", Json::object({{"dtype", kRealName}, {"by_length", Json(by_length)}}).dump().c_str());
   return 0;
 }
 
@@ -189,7 +189,8 @@ int cmd_predict(const std::vector<std::string>& argv) {
     Json j = Json::object({{"source", Json(src_j)},
                            {"output", Json(out_j)},
                            {"attention", Json(att_j)},
-                           {"log_prob", best.log_prob}});
+                           {"log_prob", best.log_prob},
+                           {"dtype", kRealName}});
     if (a.has("--beam")) j.set("score", best.score);
     std::printf("%s\n", j.dump().c_str());
   }

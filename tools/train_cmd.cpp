@@ -249,6 +249,7 @@ int cmd_train(const std::vector<std::string>& argv) {
     Json j = Json::object({{"task", task->name()},
                            {"model", config.model},
                            {"cell", config.cell},
+                           {"dtype", kRealName},
                            {"steps", opt.steps},
                            {"seconds", r.seconds},
                            {"loss", std::isnan(loss) ? Json() : Json(loss)},  // null: no step taken

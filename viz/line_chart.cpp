@@ -42,7 +42,8 @@ Axis nice_axis(real lo, real hi) {
   real f = raw / magnitude;
   real step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * magnitude;
   int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
-  return {std::floor(lo / step + 1e-9) * step, std::ceil(hi / step - 1e-9) * step, step, decimals};
+  return {static_cast<real>(std::floor(lo / step + 1e-9) * step), static_cast<real>(std::ceil(hi / step - 1e-9) * step),
+          step, decimals};
 }
 
 std::vector<real> ticks(const Axis& a) {

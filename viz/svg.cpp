@@ -117,8 +117,8 @@ std::string heatmap(const std::vector<std::string>& source, const std::vector<st
   const real bar_x = left + grid_w + 28, bar_h = std::max<real>(grid_h, 120);
   real width = bar_x + 14 + 40;
   for (std::size_t s = 0; s < source.size(); ++s)
-    width = std::max(width, left + (s + 0.5) * kCell + text_width(source[s]) * kCos45 + 16);
-  if (!for_html) width = std::max(width, 24 + code_points(title) * 9.0);
+    width = std::max<real>(width, left + (s + 0.5) * kCell + text_width(source[s]) * kCos45 + 16);
+  if (!for_html) width = std::max<real>(width, 24 + code_points(title) * 9.0);
   const real height = top + bar_h + 24;
 
   std::string o;

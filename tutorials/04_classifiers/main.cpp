@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <unistd.h>
@@ -295,11 +296,14 @@ bool checkpoint_demo(const PositionScorer& model, const Batch& test) {
               static_cast<unsigned long long>(data));
   print_header(header);
 
-  uint64_t bits = 0;  // the first 8 bytes of data: embed.weight[0, 0] as a little-endian F64
-  for (int k = 7; k >= 0; --k) bits = (bits << 8) | static_cast<unsigned char>(bytes[8 + n + k]);
-  static_assert(sizeof(real) == 8, "F64 data decodes straight into real only when real is 64-bit");
-  std::printf("data bytes 0..7 as an F64: %.17g\nembed.weight[0, 0]:        %.17g\n\n", std::bit_cast<real>(bits),
-              model.embed.weight.value()[0]);
+  // The first 8 bytes of data: embed.weight[0, 0] as a little-endian F64 (in the float build,
+  // make float, heed writes F32: the first 4 bytes).
+  using Bits = std::conditional_t<sizeof(real) == 8, uint64_t, uint32_t>;
+  Bits bits = 0;
+  for (int k = sizeof(real) - 1; k >= 0; --k) bits = (bits << 8) | static_cast<unsigned char>(bytes[8 + n + k]);
+  std::printf("data bytes 0..%d as an %s: %.17g\nembed.weight[0, 0]:        %.17g\n\n", int(sizeof(real)) - 1,
+              sizeof(real) == 8 ? "F64" : "F32", static_cast<double>(std::bit_cast<real>(bits)),
+              static_cast<double>(model.embed.weight.value()[0]));
 
   std::map<std::string, std::string> meta = read_checkpoint_metadata(path);
   Generator other_gen(99);
