@@ -112,8 +112,17 @@ test: $(TESTS) $(CHAPTER_BINS) $(HEED)
 	@echo "which measure and do not check (build/tests -ts='bench_gemm,bench_fused' --no-skip)."
 
 # The long chapter runs (output-full blocks): minutes, so CI runs them, not make test.
+# Two processes at once, one per core: the two longest chapters (CHECK_APART) beside all the
+# others; each one's report is printed when both are done.
+CHECK_APART ?= 11,13
 check-chapters: $(TESTS) $(CHAPTER_BINS)
-	$(TESTS) -ts=chapters_full --no-skip
+	@mkdir -p $(BUILD)/check-chapters
+	@HEED_CHAPTERS=$(CHECK_APART) $(TESTS) -ts=chapters_full --no-skip >$(BUILD)/check-chapters/apart.log 2>&1 & apart=$$!; \
+	 HEED_CHAPTERS_EXCEPT=$(CHECK_APART) $(TESTS) -ts=chapters_full --no-skip >$(BUILD)/check-chapters/rest.log 2>&1; rest=$$?; \
+	 wait $$apart; apart=$$?; \
+	 echo "== chapters $(CHECK_APART)"; cat $(BUILD)/check-chapters/apart.log; \
+	 echo "== every other chapter"; cat $(BUILD)/check-chapters/rest.log; \
+	 [ $$apart -eq 0 ] && [ $$rest -eq 0 ]
 
 # The chapters' figures, drawn by heed's viz/ code and committed beside the text: quick ones by
 # `tutorial-NN figures DIR`, the others copied from the long runs' build/chNN/ (make
