@@ -80,12 +80,14 @@ TEST_SUITE("ch04_names") {
     c.bidirectional = false;
     c.cell = "rnn";
     c.max_src_len = 20;
-    for (const auto& [model, extra] : std::vector<std::pair<std::string, Names>>{
+    for (const auto& kind : std::vector<std::pair<std::string, Names>>{
              {"general", {{"attention.W.weight", {8, 8}}}},
              {"dot", {}},
              {"scaled", {}},
              {"cosine", {{"attention.beta", {1}}}},
              {"location", {{"attention.W_a.weight", {20, 8}}}}}) {
+      const std::string& model = kind.first;  // not a structured binding: CAPTURE captures it,
+      const Names& extra = kind.second;       // which clang before 16 refuses
       CAPTURE(model);
       c.model = model;
       Names want = {{"src_embed.weight", {13, 6}},    {"tgt_embed.weight", {13, 6}}, {"encoder.weight_ih_l0", {8, 6}},

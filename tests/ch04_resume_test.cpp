@@ -120,7 +120,9 @@ TEST_SUITE("ch04_resume") {
         }
         // Every step a resumed process printed has the uninterrupted run's loss, to the digit.
         if (i > 0)
-          for (const auto& [step, loss] : losses_by_step(r.err)) {
+          for (const auto& step_loss : losses_by_step(r.err)) {
+            const int step = step_loss.first;  // not a structured binding: clang before 16 cannot capture one
+            const std::string& loss = step_loss.second;
             CAPTURE(step);
             CHECK(loss == expected.at(step));
             ++compared;

@@ -240,7 +240,9 @@ TEST_SUITE("ch13_transformer_model") {
         {"train --model transformer --dropout 1", "--dropout"},
         {"bench --model transformer --layers 0", "--layers"},
     };
-    for (auto& [args, words] : bad) {
+    for (auto& bad_case : bad) {
+      const std::string args = bad_case[0];  // not a structured binding: INFO captures it (clang < 16)
+      const std::string words = bad_case[1];
       CliRun r = s.heed(args);
       INFO("heed " << args << " -> " << r.status << ": " << r.err);
       CHECK(r.status == 2);

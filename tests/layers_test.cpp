@@ -28,7 +28,9 @@ TEST_SUITE("io") {
 
 TEST_CASE("layers: every #include in tensor/ io/ autograd/ nn/ viz/ models/ tools/ points down") {
   int files = 0;
-  for (const auto& [folder, below] : kBelow) {
+  for (const auto& layer : kBelow) {
+    const auto& folder = layer.first;  // not a structured binding: CHECK_MESSAGE captures it (clang < 16)
+    const auto& below = layer.second;
     for (const auto& entry : std::filesystem::directory_iterator(folder)) {
       std::string ext = entry.path().extension().string();
       if (ext != ".h" && ext != ".cpp") continue;
