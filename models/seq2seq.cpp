@@ -242,11 +242,11 @@ std::string Seq2Seq::dropout_state() const {
 }
 
 void Seq2Seq::set_dropout_state(const std::string& state) {
-  if (state.empty() && dropout_state().empty()) return;
-  if (state.empty() || dropout_state().empty())
+  const bool has_dropout = transformer_ && config_.dropout > 0;  // as dropout_state()
+  if (state.empty() != !has_dropout)
     throw Error("seq2seq: a dropout stream state is " + std::string(state.empty() ? "missing" : "given") +
-                " for a model " + (dropout_state().empty() ? "without" : "with") + " dropout");
-  transformer_->dropout_generator() = Generator::from_state(state);
+                " for a model " + (has_dropout ? "with" : "without") + " dropout");
+  if (has_dropout) transformer_->dropout_generator() = Generator::from_state(state);
 }
 
 DecoderState Seq2Seq::start(const Batch& batch, std::vector<Var>* encoder_steps) const {
