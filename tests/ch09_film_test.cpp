@@ -322,7 +322,7 @@ TEST_SUITE("ch09_attention_matrices") {
     }
     Scratch s("watch-tty");
     // A 60-column terminal: the legend line wraps, and the redraw must count it twice.
-    std::string cmd = "script -qec 'stty rows 30 cols 60; " + build_dir() +
+    std::string cmd = "script -qec 'stty rows 30 cols 60; " + runner() + build_dir() +
                       "/heed train --min-len 3 --max-len 5 --embed 8 --hidden 8 --batch 8 --steps 25 --eval-samples 10 "
                       "--watch --watch-every 10' /dev/null >" + s.path("tty.txt") + " 2>&1";
     REQUIRE(std::system(cmd.c_str()) == 0);

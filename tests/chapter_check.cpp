@@ -286,7 +286,7 @@ std::vector<std::string> draw_figures(const std::string& dir, const std::string&
   int status = 0;
   // Chapter 09's program draws its untrained heatmap in a section of its own, into --out DIR.
   const std::string args = dir.find("09_") != std::string::npos ? " untrained --out " : " figures ";
-  std::string out = run(program_of(dir) + args + into, status);
+  std::string out = run(runner() + program_of(dir) + args + into, status);
   INFO("`" << program_of(dir) << args << into << "` printed:\n" << out);
   CHECK_MESSAGE(status == 0, program_of(dir) << args << "exited with status " << status);
   std::vector<std::string> names;
