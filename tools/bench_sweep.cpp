@@ -167,12 +167,21 @@ int bench_sweep(const Args& a) {
   std::vector<Run> runs;
   for (const std::string& m : models)
     for (int64_t v : sweep.values) {
-      BenchRun r = bench_run(a, m, sweep.dim, v);
-      std::vector<std::string> args = {program_path(), "bench", "--model", m,
-                                       "--cell", r.config.cell, "--embed", std::to_string(r.config.embed),
-                                       "--hidden", std::to_string(r.config.hidden), "--batch", std::to_string(r.batch),
-                                       "--len", std::to_string(r.len), "--steps", std::to_string(steps),
-                                       "--warmup", std::to_string(warmup), "--json"};
+      if (m == "transformer" && sweep.dim == "hidden")
+        throw a.error("--sweep hidden: the transformer has no hidden size (its width is --embed)");
+      BenchRun r;
+      try {
+        r = bench_run(a, m, sweep.dim, v);
+      } catch (const Error& e) {  // name the point; the flags' own errors already name the command
+        std::string msg = e.what();
+        if (msg.rfind("heed bench: ", 0) == 0) msg = msg.substr(12);
+        throw a.error("--sweep " + sweep.dim + "=" + std::to_string(v) + " (" + m + "): " + msg);
+      }
+      std::vector<std::string> args = {program_path(), "bench",   "--model", m, "--cell", r.config.cell,
+                                       "--embed",      std::to_string(r.config.embed), "--batch", std::to_string(r.batch),
+                                       "--len",        std::to_string(r.len), "--steps", std::to_string(steps),
+                                       "--warmup",     std::to_string(warmup), "--json"};
+      if (m != "transformer") args.insert(args.end(), {"--hidden", std::to_string(r.config.hidden)});
       for (const std::string& f : kTransformerFlags)
         if (a.has(f)) args.insert(args.end(), {f, a.text(f, "")});
       if (a.has(kTransformerSwitch)) args.push_back(kTransformerSwitch);
