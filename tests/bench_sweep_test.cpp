@@ -156,6 +156,11 @@ TEST_SUITE("bench_sweep") {
     wide.hidden = 16;
     CHECK_THROWS_WITH_AS(swept_dimension({p[0], wide}), doctest::Contains("more than one of len, hidden, batch and embed (len, hidden)"),
                          Error);
+    SweepPoint wider = wide;
+    wider.embed = 16;
+    CHECK_THROWS_WITH_AS(swept_dimension({p[0], wider, wider}),
+                         doctest::Contains("(len, hidden, embed)"), Error);  // each named once
+    CHECK_THROWS_WITH_AS(swept_dimension({}), doctest::Contains("sweep: no points"), Error);
     CHECK_THROWS_WITH_AS(read_sweep_points(heed_obj + "\nnot json\n"), doctest::Contains("line 2: json: "), Error);
     std::string no_ms = heed_obj;
     no_ms.replace(no_ms.find("\"ms_per_step\""), 13, "\"ms\"");

@@ -121,6 +121,7 @@ int64_t sweep_value(const SweepPoint& p, const std::string& dim) {
 }
 
 std::string swept_dimension(const std::vector<SweepPoint>& points) {
+  if (points.empty()) throw Error("sweep: no points");
   std::vector<std::string> varied;
   for (const std::string& dim : kSweepDimensions)
     for (const SweepPoint& p : points)
@@ -129,7 +130,10 @@ std::string swept_dimension(const std::vector<SweepPoint>& points) {
         break;
       }
   for (const SweepPoint& p : points)
-    if (p.embed != points.front().embed) varied.push_back("embed");
+    if (p.embed != points.front().embed) {
+      varied.push_back("embed");
+      break;
+    }
   if (varied.size() == 1) return varied.front();
   if (varied.empty()) throw Error("sweep: the points do not differ in len, hidden or batch");
   std::string list;
