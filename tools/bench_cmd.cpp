@@ -14,6 +14,7 @@
 #include "models/train.h"
 #include "nn/loss.h"
 #include "nn/optim.h"
+#include "tools/bench.h"
 #include "tools/common.h"
 #include "tools/watch.h"
 
@@ -25,8 +26,8 @@ const char* kBenchHelp =
     "usage: heed bench [flags]\n"
     "\n"
     "Times training steps on one fixed batch of the reverse task (every source --len long),\n"
-    "one thread, double precision, and reports the median and spread of ms per step, target\n"
-    "tokens per second, matrix-product GFLOP/s (analytic count) and peak memory.\n"
+    "one thread, in this build's precision (%s), and reports the median and spread of ms per\n"
+    "step, target tokens per second, matrix-product GFLOP/s (analytic count) and peak memory.\n"
     "\n"
     "  --config S|M      the sizes of docs/models.md: S = E 32, H 64, batch 32, len 10;\n"
     "                    M = E 64, H 256, batch 64, len 30 (S)\n"
@@ -40,6 +41,18 @@ const char* kBenchHelp =
     "  --watch           also time the snapshots of heed train --watch/--film (as many as steps)\n"
     "                    and report their cost as a share of training, one every --watch-every N\n"
     "                    steps (20)\n"
+    "\n"
+    "How the cost grows with the work:\n"
+    "  --sweep DIM=V1,V2,...   time each value of DIM (len, hidden or batch; up to %d values,\n"
+    "                    increasing), the other sizes from --config and the flags, one process\n"
+    "                    per point; prints a Markdown table. --json ends stdout with one JSON\n"
+    "                    array of the points' objects instead of one object\n"
+    "  --model M1,M2,... with --sweep: several models, one line each in the chart\n"
+    "  --svg FILE        with --sweep or --from: an SVG chart of ms/step against the value\n"
+    "  --from FILE       time nothing: read the points of earlier sweeps (JSON objects or arrays,\n"
+    "                    one per line: heed bench --json, reference/pytorch/bench_step.py) and\n"
+    "                    print them side by side (tools/bench_sweep.sh does this with PyTorch)\n"
+    "  e.g. heed bench --sweep len=5,10,20,40,80 --model plain,additive,general --svg len.svg\n"
     "\n"
     "Memory: peak_rss_mb is the process's peak resident set; step_peak_mb is how far the peak\n"
     "grew over the process after start-up and model construction (optimiser state, graph and\n"
@@ -96,37 +109,51 @@ real percentile(std::vector<real> xs, real q) {
 
 }  // namespace
 
-int cmd_bench(const std::vector<std::string>& argv) {
-  std::set<std::string> valued = {"--config", "--model", "--cell",  "--embed",  "--hidden",
-                                  "--batch",  "--len",   "--steps", "--warmup", "--watch-every"};
-  valued.insert(kTransformerFlags.begin(), kTransformerFlags.end());
-  Args a("bench", argv, valued, {"--json", "--help", "--watch", kTransformerSwitch});
-  if (a.has("--help")) {
-    std::printf(kBenchHelp, kTransformerHelp);
-    return 0;
-  }
-  bool big = a.choice("--config", "S", {"S", "M"}) == "M";
-  ModelConfig c;
-  c.model =
-      a.choice("--model", "additive", {"plain", "additive", "general", "dot", "scaled", "cosine", "location", "transformer"});
+BenchRun bench_run(const Args& a, const std::string& model, const std::string& dim, int64_t value) {
+  const bool big = a.choice("--config", "S", {"S", "M"}) == "M";
+  BenchRun r;
+  ModelConfig& c = r.config;
+  c.model = model;
   c.cell = a.choice("--cell", "gru", {"gru", "lstm", "rnn"});
   c.embed = a.integer("--embed", big ? 64 : 32, 1, 4096);
   c.hidden = a.integer("--hidden", big ? 256 : 64, 1, 4096);
-  int64_t B = a.integer("--batch", big ? 64 : 32, 1, 100000);
-  int64_t L = a.integer("--len", big ? 30 : 10, 1, SymbolTask::kMaxLength);
+  r.batch = a.integer("--batch", big ? 64 : 32, 1, 100000);
+  r.len = a.integer("--len", big ? 30 : 10, 1, SymbolTask::kMaxLength);
+  if (dim == "hidden") c.hidden = value;
+  if (dim == "batch") r.batch = value;
+  if (dim == "len") r.len = value;
+  c.src_vocab = c.tgt_vocab = ReverseTask(kBenchVocab, r.len, r.len).src_vocab().size();
+  c.max_src_len = r.len;
+  read_transformer_flags(a, c);
+  c.validate();
+  check_step_memory(c, r.batch, r.len);  // before anything large is allocated
+  return r;
+}
+
+int cmd_bench(const std::vector<std::string>& argv) {
+  std::set<std::string> valued = {"--config", "--model", "--cell",        "--embed", "--hidden", "--batch", "--len",
+                                  "--steps",  "--warmup", "--watch-every", "--sweep", "--svg",    "--from"};
+  valued.insert(kTransformerFlags.begin(), kTransformerFlags.end());
+  Args a("bench", argv, valued, {"--json", "--help", "--watch", kTransformerSwitch});
+  if (a.has("--help")) {
+    std::printf(kBenchHelp, kRealName, kTransformerHelp, kMaxSweepValues);
+    return 0;
+  }
+  if (a.has("--from")) return bench_from(a);
+  if (a.has("--sweep")) return bench_sweep(a);
+  if (a.has("--svg")) throw a.error("--svg needs --sweep or --from (one run has no line to draw)");
+  if (a.text("--model", "").find(',') != std::string::npos)
+    throw a.error("--model: several models need --sweep (one run times one model)");
+  BenchRun r = bench_run(a, a.choice("--model", "additive", kBenchModels));
+  const ModelConfig& c = r.config;
+  const int64_t B = r.batch, L = r.len;
   int64_t steps = a.integer("--steps", 20, 1, 1000000);
   int64_t warmup = a.integer("--warmup", 3, 0, 1000000);
   const bool watch = a.has("--watch");
   const int64_t watch_every = a.integer("--watch-every", kDefaultWatchEvery, 1, 100000000);
   if (a.has("--watch-every") && !watch) throw a.error("--watch-every needs --watch");
   if (watch && c.kind() == ModelKind::kPlain) throw a.error("--watch: the plain model has no attention matrix to show");
-  const int64_t V = 10;
-  ReverseTask task(V, L, L);
-  c.src_vocab = c.tgt_vocab = task.src_vocab().size();
-  c.max_src_len = L;
-  read_transformer_flags(a, c);
-  c.validate();
-  check_step_memory(c, B, L);  // before anything large is allocated
+  ReverseTask task(kBenchVocab, L, L);
 
   Generator gen(0);
   Seq2Seq model(c, gen);
@@ -190,7 +217,8 @@ int cmd_bench(const std::vector<std::string>& argv) {
                 "(cpu %.1f %%)\n",
                 watch_ms, watch_cpu_ms, static_cast<long long>(watch_every), watch_share, watch_cpu_share);
   if (a.has("--json")) {
-    Json j = Json::object({{"model", c.model},
+    Json j = Json::object({{"program", "heed"},
+                           {"model", c.model},
                            {"cell", c.cell},
                            {"dtype", kRealName},
                            {"embed", c.embed},

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/bench.h"
 #include "tools/common.h"
 
 namespace {
@@ -30,6 +31,7 @@ const char* kUsage =
 
 int main(int argc, char** argv) {
   heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
+  heed::set_program_path(argv[0]);  // for heed bench --sweep's child runs
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);

@@ -166,8 +166,10 @@ std::string svg_line_chart(const std::vector<Series>& series, const std::string&
   const real legend_x = right + 28;
   for (std::size_t k = 0; k < series.size(); ++k) {
     const Series& s = series[k];
-    const std::string colour = kColours[k % std::size(kColours)];
-    const std::string dash = kDashes[k % std::size(kDashes)];
+    const std::size_t ci = s.colour >= 0 ? static_cast<std::size_t>(s.colour) : k;
+    const int shape = s.shape >= 0 ? s.shape : static_cast<int>(k);
+    const std::string colour = kColours[ci % std::size(kColours)];
+    const std::string dash = kDashes[static_cast<std::size_t>(shape) % std::size(kDashes)];
     const std::string stroke = "fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"2\"" +
                                (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"");
     o += "<g class=\"series\">\n";
@@ -193,12 +195,12 @@ std::string svg_line_chart(const std::vector<Series>& series, const std::string&
       if (seen++ % stride != offset) continue;
       char tip[96];
       std::snprintf(tip, sizeof tip, ": (%g, %g)", s.x[i], s.y[i]);
-      o += "<g>" + marker(static_cast<int>(k), px(s.x[i]), py(s.y[i]), colour) + "<title>" +
+      o += "<g>" + marker(shape, px(s.x[i]), py(s.y[i]), colour) + "<title>" +
            xml_escape(s.name) + tip + "</title></g>\n";
     }
     real ly = top + 8 + 22 * k;
     o += "<path d=\"M" + num(legend_x) + "," + num(ly) + " h28\" " + stroke + "/>" +
-         marker(static_cast<int>(k), legend_x + 14, ly, colour) + "<text x=\"" +
+         marker(shape, legend_x + 14, ly, colour) + "<text x=\"" +
          num(legend_x + 36) + "\" y=\"" + num(ly) + "\" dy=\"0.35em\" fill=\"#222\">" +
          xml_escape(s.name) + "</text>\n</g>\n";
   }

@@ -32,10 +32,13 @@ std::string svg_heatmap_element(const std::vector<std::string>& source,
                                 const std::vector<std::vector<real>>& weights,
                                 const std::string& title, const AxisCaptions& axes = {});
 
-// One line of a chart; x and y have the same length (heed::Error otherwise).
+// One line of a chart; x and y have the same length (heed::Error otherwise). `colour` and
+// `shape` (dash and marker) pick a style by number; -1 (the default) takes the series' position,
+// so lines that belong together (one model measured twice) can share a colour.
 struct Series {
   std::string name;
   std::vector<real> x, y;
+  int colour = -1, shape = -1;
 };
 
 // Axes with ticks and labels, a legend, a distinct colour, marker and dash per series (for loss

@@ -11,18 +11,24 @@ start-up (importing torch) and model construction, through the optimiser's creat
 step (the peak is reset through /proc/self/clear_refs, Linux 4.0 and later).
 
     /usr/bin/python3 bench_step.py --config M --model additive --dtype float32
+    /usr/bin/python3 bench_step.py --sweep len=5,10,20,40 --model plain,additive --dtype float64
 
-The last line of stdout is one JSON object.
+The last line of stdout is one JSON object; with --sweep, one JSON array of them, one per point,
+each point timed in a process of its own (as `heed bench --sweep` does), so that each peak
+memory figure is that point's alone.
 """
 import argparse
 import json
 import os
 import resource
+import subprocess
 import sys
 import time
 
 CONFIGS = {"S": dict(E=32, H=64, B=32, L=10), "M": dict(E=64, H=256, B=64, L=30)}
 V = 10
+SWEEP_LIMITS = {"len": 1000, "hidden": 4096, "batch": 100000}  # as heed bench's
+MAX_SWEEP_VALUES = 16
 
 
 def status_kb(field):
@@ -61,16 +67,71 @@ def percentile(xs, q):
     return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
+def parse_sweep(p, spec):
+    """"len=5,10,20" -> ("len", [5, 10, 20]), or p.error naming what is wrong."""
+    dim, _, values = spec.partition("=")
+    if dim not in SWEEP_LIMITS:
+        p.error(f"--sweep: unknown dimension {dim!r} (choose len, hidden or batch)")
+    out = []
+    for v in values.split(",") if values else []:
+        if not v.isdigit():
+            p.error(f"--sweep {dim}: {v!r} is not a whole number")
+        if not 1 <= int(v) <= SWEEP_LIMITS[dim]:
+            p.error(f"--sweep {dim}: {v} is out of range [1, {SWEEP_LIMITS[dim]}]")
+        if out and int(v) <= out[-1]:
+            p.error(f"--sweep {dim}: the values must increase ({v} after {out[-1]})")
+        out.append(int(v))
+    if not out:
+        p.error(f"--sweep {dim}: no values (give them as --sweep {dim}=5,10,20)")
+    if len(out) > MAX_SWEEP_VALUES:
+        p.error(f"--sweep {dim}: {len(out)} values; at most {MAX_SWEEP_VALUES} a sweep")
+    return dim, out
+
+
+def sweep(p, a):
+    """Each model and value in a child process of its own; their JSON objects as one array."""
+    dim, values = parse_sweep(p, a.sweep)
+    if getattr(a, dim) is not None:
+        p.error(f"--sweep {dim} and --{dim} both set {dim}; give one")
+    points = []
+    for model in a.model.split(","):
+        for v in values:
+            args = [sys.executable, os.path.abspath(__file__), "--config", a.config, "--model", model, "--cell", a.cell,
+                    "--dtype", a.dtype, "--threads", str(a.threads), "--steps", str(a.steps), "--warmup", str(a.warmup),
+                    f"--{dim}", str(v)]
+            for d in ("embed", "hidden", "batch", "len"):
+                if d != dim and getattr(a, d) is not None:
+                    args += [f"--{d}", str(getattr(a, d))]
+            run = subprocess.run(args, stdout=subprocess.PIPE, text=True)
+            if run.returncode != 0:
+                sys.exit(run.returncode)
+            lines = run.stdout.strip().splitlines()
+            print("\n".join(lines[:-1]), flush=True)  # the point's text line
+            points.append(json.loads(lines[-1]))
+    print(json.dumps(points), flush=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--config", choices=CONFIGS, default="S")
-    p.add_argument("--model", default="additive")
+    p.add_argument("--model", default="additive", help="with --sweep, several: plain,additive,general")
     p.add_argument("--cell", choices=("gru", "lstm", "rnn"), default="gru")
     p.add_argument("--dtype", choices=("float32", "float64"), default="float32")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
+    for d in ("embed", "hidden", "batch", "len"):
+        p.add_argument(f"--{d}", type=int, help=f"override the configuration's {d}")
+    p.add_argument("--sweep", metavar="DIM=V1,V2,...", help="time each value of len, hidden or batch")
     a = p.parse_args()
+    for d in ("embed", "hidden", "batch", "len"):
+        v = getattr(a, d)
+        if v is not None and not 1 <= v <= SWEEP_LIMITS.get(d, 4096):
+            p.error(f"--{d}: {v} is out of range [1, {SWEEP_LIMITS.get(d, 4096)}]")
+    if a.sweep is not None:
+        return sweep(p, a)
+    if "," in a.model:
+        p.error("--model: several models need --sweep")
 
     import torch
 
@@ -81,6 +142,7 @@ def main():
     torch.set_default_dtype(getattr(torch, a.dtype))
     c = CONFIGS[a.config]
     B, L, E, H = c["B"], c["L"], c["E"], c["H"]
+    B, L, E, H = a.batch or B, a.len or L, a.embed or E, a.hidden or H
     torch.manual_seed(0)
     model = Seq2Seq(a.model, V + NUM_SPECIALS, V + NUM_SPECIALS, E, H, cell=a.cell, max_src_len=L)
     batch = reverse_batch(V, B, L, torch.Generator().manual_seed(1))
@@ -106,7 +168,7 @@ def main():
     tokens = B * (L + 1)
     flops = 3 * matmul_flops_forward(a.model, a.cell, E, H, B, L, V + NUM_SPECIALS, max_src_len=L)
     out = {
-        "model": a.model, "cell": a.cell, "dtype": a.dtype, "threads": a.threads,
+        "program": "pytorch", "model": a.model, "cell": a.cell, "dtype": a.dtype, "threads": a.threads,
         "embed": E, "hidden": H, "batch": B, "len": L,
         "ms_per_step": median, "ms_p10": percentile(ms, 0.1), "ms_p90": percentile(ms, 0.9),
         "cpu_ms_per_step": percentile(cpu_ms, 0.5),
