@@ -146,9 +146,12 @@ void report(const std::vector<SweepPoint>& points, const std::string& dim, const
 
 void set_program_path(const char* argv0) { g_argv0 = argv0; }
 
+// This program's own file, for the children: /proc/self/exe resolved (on Linux; so a child is the
+// same build even if the working directory changed), else argv[0].
 std::string program_path() {
   std::error_code ec;
-  if (std::filesystem::exists("/proc/self/exe", ec)) return "/proc/self/exe";
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && !self.empty()) return self.string();
   return g_argv0;
 }
 
