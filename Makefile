@@ -160,20 +160,31 @@ bench: $(BUILD)/heed
 	@set -e; for c in $(BENCH_CONFIGS); do for m in $(BENCH_MODELS); do \
 	  $(BUILD)/heed bench --config $$c --model $$m; done; done
 
-# Two processes, one per core: a doctest program's selected cases split in two halves (--first,
-# --last) of one shuffled order (the same seed in both, so the halves are complementary; shuffled,
-# so that long cases with similar names do not all land in one half). Each half's report is
-# printed when both are done, and either failing fails.
-#   $(call halves,ENV,PROGRAM,FILTERS,LOGDIR)
-halves = mkdir -p $(4); n=$$($(1) $(2) $(3) --count | sed -n 's/.*filters: *\([0-9]*\)$$/\1/p'); h=$$(( (n + 1) / 2 )); \
-  $(1) $(2) $(3) --order-by=rand --rand-seed=1 --first=1 --last=$$h >$(4)/half1.log 2>&1 & p=$$!; \
-  $(1) $(2) $(3) --order-by=rand --rand-seed=1 --first=$$((h + 1)) --last=$$n >$(4)/half2.log 2>&1; s2=$$?; wait $$p; s1=$$?; \
-  echo "== cases 1-$$h of $$n (each half's summary counts the other half's cases as passed with no assertion)"; \
-  cat $(4)/half1.log; echo "== cases $$((h + 1))-$$n of $$n"; cat $(4)/half2.log; [ $$s1 -eq 0 ] && [ $$s2 -eq 0 ]
+# A doctest program's selected cases in SHARDS pieces (--first/--last of one shuffled order: the
+# same seed in every piece, so the pieces are complementary), run JOBS at a time, the next piece
+# starting as soon as one ends, so that a few long cases cannot leave one core idle. Prints each
+# piece's summary (and the whole report of a piece that failed); fails if any piece failed.
+#   $(call shards,ENV,PROGRAM,FILTERS,LOGDIR)   (bash: the recipe's SHELL must be bash)
+SHARDS ?= 8
+shards = rm -rf $(4); mkdir -p $(4); n=$$($(1) $(2) $(3) --count | sed -n 's/.*filters: *\([0-9]*\)$$/\1/p'); \
+  [ "$${n:-0}" -gt 0 ] || { echo "$(2): no test case selected ($(3))" >&2; exit 1; }; \
+  echo "$(2): $$n cases in $(SHARDS) pieces, $(JOBS) at a time"; \
+  for i in $$(seq 1 $(SHARDS)); do \
+    while [ $$(jobs -rp | wc -l) -ge $(JOBS) ]; do wait -n || true; done; \
+    first=$$(( (i - 1) * n / $(SHARDS) + 1 )); last=$$(( i * n / $(SHARDS) )); [ $$last -ge $$first ] || continue; \
+    { $(1) $(2) $(3) --order-by=rand --rand-seed=1 --first=$$first --last=$$last >$(4)/$$i.log 2>&1 || \
+      echo "$$first-$$last" >$(4)/$$i.failed; } & \
+  done; wait; \
+  for i in $$(seq 1 $(SHARDS)); do \
+    first=$$(( (i - 1) * n / $(SHARDS) + 1 )); last=$$(( i * n / $(SHARDS) )); \
+    [ $$last -ge $$first ] || continue; \
+    if [ -f $(4)/$$i.failed ]; then echo "== cases $$first-$$last: FAILED"; cat $(4)/$$i.log; \
+    else echo "== cases $$first-$$last: $$(grep -E '^\[doctest\] assertions' $(4)/$$i.log)"; fi; \
+  done; ! ls $(4)/*.failed >/dev/null 2>&1
 
 # Sanitizers: the same sources rebuilt by clang++ (SAN_CXX) in build/sanitize (HEED_BUILD tells the
 # tests where the programs are), then the whole suite (every chapter's quick run compared with its
-# text included) in two halves, and a short train/eval/predict. Built by clang, so that this one
+# text included) in pieces, two at a time, and a short train/eval/predict. Built by clang, so that this one
 # build also holds every file to a second compiler (make test-clang runs the suite at -O2 too).
 # Every process writes its reports to build/sanitize/reports; one report file, or any failure,
 # fails the target. SAN_CXX=g++ sanitizes with GCC's runtime instead. -g1: line tables only,
@@ -186,12 +197,13 @@ SAN_ENV   := HEED_BUILD=$(SAN_BUILD) \
   ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:log_path=$(SAN_LOG)/asan \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(SAN_LOG)/ubsan
 SAN_CLI   := $(SAN_BUILD)/cli
+sanitize test-aarch64: SHELL := /bin/bash
 sanitize: | $(DOCTEST)
 	$(MAKE) BUILD=$(SAN_BUILD) CXX="$(SAN_CXX)" CXXFLAGS="-O1 -g1 $(ARCH) $(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
 	  all $(SAN_BUILD)/exercise-selftest
 	@rm -rf $(SAN_LOG) $(SAN_CLI) && mkdir -p $(SAN_LOG) $(SAN_CLI)
 	@status=0; \
-	 { $(call halves,$(SAN_ENV),$(SAN_BUILD)/tests,--no-intro,$(SAN_BUILD)/halves); } || status=1; \
+	 { $(call shards,$(SAN_ENV),$(SAN_BUILD)/tests,--no-intro,$(SAN_BUILD)/shards); } || status=1; \
 	 echo "== heed train, eval, predict (sanitized)"; \
 	 $(SAN_ENV) $(SAN_BUILD)/heed train --task reverse --model additive --min-len 2 --max-len 5 --embed 8 \
 	   --hidden 16 --batch 8 --steps 40 --eval-samples 40 --save $(SAN_CLI)/m.safetensors >/dev/null || status=1; \
@@ -271,7 +283,7 @@ test-clang: | $(DOCTEST)
 
 # Emulation is tens of times slower, so ARM64 runs what can tell two machines apart: the kernels,
 # every gradient check and numerical test, the fixed-seed checkpoint hashes and the CLI, in two
-# halves (one qemu per core). Left out, as minutes each under qemu: the long trainings (learning,
+# pieces, one qemu per core. Left out, as minutes each under qemu: the long trainings (learning,
 # alignment, tagger, threading), the chapter programs (their outputs are the x86 build's, byte for
 # byte, as make same-bits shows for a training), the exercises' self-test, and the PyTorch loader
 # (x86 Python reading the same bytes). And heed bench --sweep's run, whose heed starts heed again:
@@ -280,22 +292,26 @@ AARCH64_SKIP ?= learning:*,alignment:*,*few hundred steps*,tagger:*,*another thr
 AARCH64_TESTS ?= -tce='$(AARCH64_SKIP)' -tse='exercises,ch04_pytorch,chapter_check'
 test-aarch64: | $(DOCTEST)
 	$(MAKE) BUILD=build-aarch64 CXX="$(AARCH64_CXX)" build-aarch64/tests build-aarch64/heed
-	@$(call halves,HEED_BUILD=build-aarch64 HEED_RUN="$(QEMU)" $(QEMU),build-aarch64/tests,$(AARCH64_TESTS) --no-intro,build-aarch64/halves)
+	@$(call shards,HEED_BUILD=build-aarch64 HEED_RUN="$(QEMU)" $(QEMU),build-aarch64/tests,$(AARCH64_TESTS) --no-intro,build-aarch64/shards)
 
-# The promise across machines: the same training, byte for byte the same checkpoint.
+# The promise across machines: the same training, byte for byte the same checkpoint. The clang++
+# program is build-clang/heed (-O2), or any other given as SAME_BITS_CLANG: CI gives make
+# sanitize's (clang++ -O1 under ASan and UBSan), which it has built already.
 SAME_BITS_RUN := train --task reverse --model additive --min-len 3 --max-len 8 --embed 16 --hidden 32 \
   --batch 16 --steps 200 --seed 7 --eval-samples 100
+SAME_BITS_CLANG ?= build-clang/heed
 same-bits: $(BUILD)/heed
-	$(MAKE) BUILD=build-clang CXX="$(CLANG)" build-clang/heed
+	$(if $(filter build-clang/heed,$(SAME_BITS_CLANG)),$(MAKE) BUILD=build-clang CXX="$(CLANG)" build-clang/heed,\
+	  @test -x $(SAME_BITS_CLANG) || { echo "same-bits: $(SAME_BITS_CLANG) is not built" >&2; exit 1; })
 	$(MAKE) BUILD=build-aarch64 CXX="$(AARCH64_CXX)" build-aarch64/heed
 	@mkdir -p $(BUILD)/same-bits
 	$(BUILD)/heed $(SAME_BITS_RUN) --save $(BUILD)/same-bits/gxx.safetensors >/dev/null
-	build-clang/heed $(SAME_BITS_RUN) --save $(BUILD)/same-bits/clang.safetensors >/dev/null
+	$(SAME_BITS_CLANG) $(SAME_BITS_RUN) --save $(BUILD)/same-bits/clang.safetensors >/dev/null
 	$(QEMU) build-aarch64/heed $(SAME_BITS_RUN) --save $(BUILD)/same-bits/aarch64.safetensors >/dev/null
 	cmp $(BUILD)/same-bits/gxx.safetensors $(BUILD)/same-bits/clang.safetensors
 	cmp $(BUILD)/same-bits/gxx.safetensors $(BUILD)/same-bits/aarch64.safetensors
 	@sha256sum $(BUILD)/same-bits/*.safetensors
-	@echo "same-bits: x86-64 g++, x86-64 clang++ and ARM64 wrote byte-identical checkpoints"
+	@echo "same-bits: x86-64 g++ ($(BUILD)/heed), x86-64 clang++ ($(SAME_BITS_CLANG)) and ARM64 wrote byte-identical checkpoints"
 
 clean:
 	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-aarch64
