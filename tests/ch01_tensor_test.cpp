@@ -334,7 +334,7 @@ TEST_SUITE("ch01_tensor") {
     Tensor y = t1({1e4, 1e4 - 1, -1e4});
     real e = std::exp(1.0);
     CHECK(allclose(softmax(y, 0), t1({e / (1 + e), 1 / (1 + e), 0})));
-    CHECK(allclose(log_softmax(y, 0), t1({-std::log1p(1 / e), -1 - std::log1p(1 / e), -2e4 - std::log1p(1 / e)})));
+    CHECK(allclose(log_softmax(y, 0), t1({-std::log1p(1 / e), -1 - std::log1p(1 / e), static_cast<real>(-2e4 - std::log1p(1 / e))})));
     Tensor half = log_softmax(t1({-1e4, -1e4}), 0);
     CHECK(equal(half, t1({-std::log(2.0), -std::log(2.0)})));
   }

@@ -209,7 +209,7 @@ TEST_SUITE("ch09_attention_matrices") {
     for (int s = 0; s < 12; ++s) film.source.push_back("w" + std::to_string(s));
     for (int t = 0; t < 13; ++t) film.reference.push_back("o" + std::to_string(t));
     for (int k = 0; k <= 200; ++k) {
-      FilmFrame f{10 * k, 1.0 / (k + 1), k / 200.0, film.reference, {}};
+      FilmFrame f{10 * k, static_cast<real>(1.0 / (k + 1)), static_cast<real>(k / 200.0), film.reference, {}};
       f.weights.assign(13, std::vector<real>(12, 0.123));
       film.frames.push_back(f);
     }

@@ -59,7 +59,7 @@ TEST_SUITE("ch13_transformer_layers") {
     Var w(Tensor({4}, {1, 2, 1, 1})), b(Tensor({4}, {0, 0, 0, 10}));
     Tensor y = layer_norm(x, w, b).value();
     const real s = std::sqrt(1.25 + 1e-5);
-    check_close(y, Tensor({1, 4}, {-1.5 / s, 2 * -0.5 / s, 0.5 / s, 1.5 / s + 10}), 1e-15);
+    check_close(y, Tensor({1, 4}, {real(-1.5) / s, 2 * real(-0.5) / s, real(0.5) / s, real(1.5) / s + 10}), 1e-15);
     LayerNorm ln(4);
     CHECK(ln.named_parameters()[0].first == "weight");
     CHECK(equal(ln.weight.value(), Tensor::ones({4})));
