@@ -21,8 +21,11 @@
 
 # Parallel unless the command line chose: make's own -j, else one job per core.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Only the top make: a sub-make (make float, sanitize, ...) shares its parent's jobs.
+ifeq ($(MAKELEVEL),0)
 ifeq ($(filter -j% --jobs%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(JOBS)
+endif
 endif
 
 CXX      ?= g++
