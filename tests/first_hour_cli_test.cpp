@@ -95,6 +95,8 @@ TEST_SUITE("ch06_first_hour") {
     CHECK(v.status == 0);
     CHECK(v.out.rfind("heed ", 0) == 0);
     CHECK(v.out.find("heed-seq2seq-2") != std::string::npos);  // the format heed writes
+    // and the precision of this build (make float: single)
+    CHECK(v.out.find(sizeof(real) == 8 ? "double precision" : "single precision") != std::string::npos);
     CHECK(count_lines(v.out) == 1);
 
     CliRun h = s.heed("--help");

@@ -13,7 +13,8 @@
 namespace {
 
 // The version of the command line and its checkpoint format; docs/cli.md is its contract.
-const std::string kVersion = std::string("heed 0.3 (checkpoint format ") + heed::kFormat + ", double precision)";
+const std::string kVersion = std::string("heed 0.3 (checkpoint format ") + heed::kFormat + ", " +
+                             (sizeof(heed::real) == 8 ? "double" : "single") + " precision)";
 
 const char* kUsage =
     "usage: heed <command> [flags]\n"
