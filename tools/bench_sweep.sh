@@ -29,27 +29,15 @@ points=${svg%.svg}.jsonl
 
 [ -x "$heed" ] || { echo "bench_sweep: $heed is not built (run: make build/heed)" >&2; exit 2; }
 [ -x "$heed_float" ] || { echo "bench_sweep: no float build at $heed_float (make float): double only" >&2; heed_float=; }
-command -v "$python" >/dev/null || python=python3
-"$python" -c 'import torch' 2>/dev/null ||
-  { echo "bench_sweep: $python has no torch (apt-get install python3-torch)" >&2; exit 2; }
-if [ -n "$BLAS_DIR" ]; then
-  [ -f "$BLAS_DIR/libblas.so.3" ] || { echo "bench_sweep: no libblas.so.3 in BLAS_DIR=$BLAS_DIR" >&2; exit 2; }
-  export LD_LIBRARY_PATH=$BLAS_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-# One thread everywhere: torch.set_num_threads(1) does not reach every BLAS's own thread pool.
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 BLIS_NUM_THREADS=1
+. "$here/tools/pytorch_env.sh"
+pytorch_env bench_sweep
 
 dim=${SWEEP%%=*}
 values=${SWEEP#*=}
 models=${MODELS//,/ }
 case $dim in len|hidden|batch) ;; *) echo "bench_sweep: SWEEP=$SWEEP: the dimension must be len, hidden or batch" >&2; exit 2 ;; esac
 lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1 | sed 's/^/CPU: /'
-blas=$("$python" "$ref/bench_step.py" --config S --model plain --steps 1 --warmup 0 | tail -1 |
-  "$python" -c "import json,sys; print(json.loads(sys.stdin.read())['blas'])")
-echo "PyTorch's BLAS: $blas; timing $STEPS steps a point at config $CONFIG"
-case $blas in
-  */blas/libblas.so*) echo "bench_sweep: warning: that is the slow reference BLAS; see reference/pytorch/README.md" >&2 ;;
-esac
+pytorch_blas bench_sweep "; timing $STEPS steps a point at config $CONFIG"
 : >"$points"
 for m in $models; do
   for v in ${values//,/ }; do

@@ -23,25 +23,13 @@ BLAS_DIR=${BLAS_DIR:-}
 
 [ -x "$heed" ] || { echo "bench_vs_pytorch: $heed is not built (run: make build/heed)" >&2; exit 2; }
 [ -x "$heed_float" ] || { echo "bench_vs_pytorch: $heed_float is not built (run: make float)" >&2; exit 2; }
-command -v "$python" >/dev/null || python=python3
-"$python" -c 'import torch' 2>/dev/null ||
-  { echo "bench_vs_pytorch: $python has no torch (apt-get install python3-torch)" >&2; exit 2; }
-if [ -n "$BLAS_DIR" ]; then
-  [ -f "$BLAS_DIR/libblas.so.3" ] || { echo "bench_vs_pytorch: no libblas.so.3 in BLAS_DIR=$BLAS_DIR" >&2; exit 2; }
-  export LD_LIBRARY_PATH=$BLAS_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-
-# One thread everywhere: torch.set_num_threads(1) does not reach every BLAS's own thread pool.
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 BLIS_NUM_THREADS=1
+. "$here/tools/pytorch_env.sh"
+pytorch_env bench_vs_pytorch
 
 # One JSON field of the last line of stdin.
 field() { "$python" -c "import json,sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])['$1'])"; }
 
-blas=$("$python" "$ref/bench_step.py" --config S --model plain --steps 1 --warmup 0 | field blas)
-echo "PyTorch's BLAS: $blas"
-case $blas in
-  */blas/libblas.so*) echo "bench_vs_pytorch: warning: that is the slow reference BLAS; see reference/pytorch/README.md" >&2 ;;
-esac
+pytorch_blas bench_vs_pytorch ""
 echo
 echo "| config | model | heed f64 ms | PyTorch fp64 ms | heed f64 / fp64 | heed f32 ms | PyTorch fp32 ms | heed f32 / fp32 | heed f64 / f32 GFLOP/s | heed f64 / f32 step MB | PyTorch fp64 / fp32 step MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
