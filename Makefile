@@ -44,7 +44,19 @@ LDFLAGS  ?=
 BASEFLAGS := -std=c++20 -ffp-contract=off -Wall -Wextra -Wpedantic -I. -MMD -MP
 BUILD    := build
 
-LIB_SRCS  := $(wildcard tensor/*.cpp io/*.cpp autograd/*.cpp nn/*.cpp models/*.cpp viz/*.cpp)
+# The kernel sets (tensor/kernels.h): the product and the vector math are compiled once per set,
+# each into its own namespace, with the set's instruction set in place of ARCH; the program picks
+# one when it runs. x86-64 targets get four sets, others (ARM64) one, for the target.
+KERNEL_SRCS := tensor/gemm_kernel.cpp tensor/vmath_kernel.cpp
+X86_TARGET := $(shell case "$$($(CXX) -dumpmachine 2>/dev/null)" in (x86_64*|amd64*) echo yes;; esac)
+KERNEL_SETS := portable $(if $(X86_TARGET),avx2 avx2_wide avx512)
+KERNEL_FLAGS_portable  := $(if $(X86_TARGET),-march=x86-64 -mtune=generic -Wno-psabi)
+KERNEL_FLAGS_avx2      := -march=x86-64 -mtune=generic -Wno-psabi -mavx2 -mfma
+KERNEL_FLAGS_avx2_wide := $(KERNEL_FLAGS_avx2) -DHEED_VECTOR_BYTES=64
+KERNEL_FLAGS_avx512    := $(KERNEL_FLAGS_avx2) -mavx512f -mavx512vl -mavx512bw -mavx512dq -DHEED_VECTOR_BYTES=64
+KERNEL_OBJS := $(foreach s,$(KERNEL_SETS),$(patsubst %.cpp,$(BUILD)/obj/%.$(s).o,$(KERNEL_SRCS)))
+
+LIB_SRCS  := $(filter-out $(KERNEL_SRCS),$(wildcard tensor/*.cpp io/*.cpp autograd/*.cpp nn/*.cpp models/*.cpp viz/*.cpp))
 TEST_SRCS := $(wildcard tests/*.cpp)
 TOOL_SRCS := $(filter-out tools/heed.cpp,$(wildcard tools/*.cpp))
 CHAPTERS  := $(sort $(patsubst tutorials/%/main.cpp,%,$(wildcard tutorials/*/main.cpp)))
@@ -73,7 +85,21 @@ $(BUILD)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(BASEFLAGS) $(CXXFLAGS) -c $< -o $@
 
-$(LIB): $(call obj,$(LIB_SRCS))
+# A kernel set's objects. Built for instructions the processor may lack, they must not define code
+# that other files share (an inline function of a header, emitted once as a weak symbol): the
+# linker could keep this copy, and a program would run AVX-512 code where its processor has none.
+# nm checks that each defines only its own set's functions.
+define kernel_set_rule
+$(BUILD)/obj/tensor/%.$(1).o: tensor/%.cpp
+	@mkdir -p $$(dir $$@)
+	$$(CXX) $$(BASEFLAGS) $$(filter-out -march=% -mtune=%,$$(CXXFLAGS)) $$(KERNEL_FLAGS_$(1)) -DHEED_KERNEL_SET=$(1) -c $$< -o $$@
+	@shared=$$$$(nm -C --defined-only $$@ | grep -E ' [WVu] ' | grep -v 'heed::kernel_set::$(1)::'); \
+	 if [ -n "$$$$shared" ]; then echo "heed: $$@ defines code other files share:" >&2; echo "$$$$shared" >&2; \
+	   rm -f $$@; exit 1; fi
+endef
+$(foreach s,$(KERNEL_SETS),$(eval $(call kernel_set_rule,$(s))))
+
+$(LIB): $(call obj,$(LIB_SRCS)) $(KERNEL_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -320,7 +346,7 @@ clean:
 	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-aarch64
 
 # For clangd, VS Code and other editors: one entry per source file with the flags it builds with.
-EDITOR_SRCS = $(LIB_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(wildcard tutorials/*/main.cpp) \
+EDITOR_SRCS = $(LIB_SRCS) $(KERNEL_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(wildcard tutorials/*/main.cpp) \
   $(sort $(wildcard exercises/*/*.cpp exercises/solutions/*/*.cpp tests/exercises/*.cpp))
 compile_commands.json:
 	@{ printf '['; sep=; for f in $(EDITOR_SRCS); do \

@@ -1,8 +1,8 @@
 // Matrix products, A B, A B^T and A^T B (2-D or batched 3-D), and linear (x W^T + b): each
 // forward with its backward right below, the derivative as a comment. The backward of a product is
 // two more products, written straight into the inputs' gradients by the same kernel.
-//   forward kernel   tensor/matmul.cpp (shape checks) -> gemm (tensor/gemm.cpp): gemm_packed and
-//                    gemm_small are the fast paths
+//   forward kernel   tensor/matmul.cpp (shape checks) -> gemm (tensor/gemm_kernel.cpp): gemm_packed
+//                    and gemm_small are the fast paths
 //   reference        gemm_naive (tensor/gemm.cpp), the textbook triple loop; tests/gemm_test.cpp holds
 //                    every fast path equal to it; linear is held bit-equal to matmul_nt(x, W) + b by
 //                    tests/ch04_layers_test.cpp; every backward is gradchecked (tests/ch03_gradcheck_test.cpp)

@@ -3,9 +3,9 @@
 // fused into one graph node (rnn_step, gru_step, lstm_step), forward and hand-written backward with
 // each derivative as a comment. tests/ch05_fused_test.cpp holds fused and composed equal (values
 // and every gradient) and gradchecks the fused steps. The fused steps share one matrix product,
-// hp = h W_hh^T + b_hh (B, G*H), through gemm (tensor/gemm.cpp; reference gemm_naive, held equal by
-// tests/gemm_test.cpp); their gates are loops over a row with tanh_n and sigmoid_n (tensor/vmath.cpp;
-// reference std::tanh and std::exp, held equal by tests/vmath_test.cpp).
+// hp = h W_hh^T + b_hh (B, G*H), through gemm (tensor/gemm_kernel.cpp; reference gemm_naive, held
+// equal by tests/gemm_test.cpp); their gates are loops over a row with tanh_n and sigmoid_n
+// (tensor/vmath_kernel.cpp; reference std::tanh and std::exp, held equal by tests/vmath_test.cpp).
 #include "nn/rnn_cell.h"
 
 #include <cmath>

@@ -1,18 +1,26 @@
-// The vector that the kernels (tensor/gemm.cpp, tensor/vmath.cpp) compute with: Vec holds kLanes
-// values of heed::real and gives +, -, *, /, comparisons, ?: and [] lane by lane (GCC's vector
-// extension, which clang shares). It is 32 bytes on every target: one register with AVX, two
-// 16-byte halves with NEON (ARM64) or plain SSE2, split by the compiler. A fixed width, not the
-// machine's, keeps the order of every sum the same everywhere, and fmadd is one rounding
-// everywhere: with -ffp-contract=off (the Makefile) the kernels give the same bits on x86 and ARM,
-// with g++ and with clang++. Internal to the kernels; nothing else includes it.
+// The vector that the kernels (tensor/gemm_kernel.cpp, tensor/vmath_kernel.cpp, tensor/vmath.cpp)
+// compute with: Vec holds kLanes values of heed::real and gives +, -, *, /, comparisons, ?: and []
+// lane by lane (GCC's vector extension, which clang shares). Its width is fixed when a file is
+// compiled, not taken from the machine: 32 bytes unless HEED_VECTOR_BYTES says 64 (the kernel set
+// built for AVX-512, tensor/kernels.h). 32 bytes is one register with AVX, two 16-byte halves
+// with NEON (ARM64) or plain SSE2, split by the compiler.
+//
+// Why the width cannot change a result: the kernels never let it decide an order of summation.
+// Every element of a product is one chain of fused multiply-adds in ascending k, every lane of
+// tanh and sigmoid runs the same instructions as every other, whatever the width; only dot_n
+// (tensor/vmath.cpp) sums across lanes, so it is built at 32 bytes only. fmadd is one rounding
+// everywhere, and with -ffp-contract=off (the Makefile) nothing else is fused: the kernels give
+// the same bits on x86 and ARM, with g++ and clang++, and with every kernel set.
+//
+// Internal to the kernels; nothing else includes it. It includes nothing of the standard library
+// that has out-of-line code (see the Makefile's check on the kernel sets' objects).
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
-#include "tensor/tensor.h"
+#include "tensor/real.h"
 #if defined(__FMA__) && defined(__AVX__)
 #include <immintrin.h>
 #endif
@@ -23,9 +31,14 @@
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
+#ifndef HEED_VECTOR_BYTES
+#define HEED_VECTOR_BYTES 32
+#endif
+
 namespace heed::simd {
 
-constexpr int kVectorBytes = 32;
+constexpr int kVectorBytes = HEED_VECTOR_BYTES;
+static_assert(kVectorBytes == 32 || kVectorBytes == 64, "HEED_VECTOR_BYTES: 32 or 64");
 typedef real Vec __attribute__((vector_size(kVectorBytes)));
 constexpr int kLanes = kVectorBytes / sizeof(real);
 
@@ -41,26 +54,57 @@ constexpr int kLanes = kVectorBytes / sizeof(real);
 // x in every lane (vbroadcastsd; x - 0 is exactly x, also for -0).
 [[gnu::always_inline]] inline Vec splat(real x) { return x - Vec{}; }
 
-// acc + x * y with one rounding, lane by lane: vfmadd231pd with AVX2 and FMA; elsewhere std::fma
-// per lane, which ARM64 does in hardware (and an x86 without FMA in software: right, but slow).
-// Written out where a kernel wants it: the compiler never fuses on its own (-ffp-contract=off).
-// (A template only so that the intrinsic of the other precision is never compiled.)
+// The scalar fused multiply-add acc + x * y, one rounding: one instruction where the compiler
+// targets FMA (x86 with -mfma, ARM64), else a call to the C library's fma.
+[[gnu::always_inline]] inline real fmadd(real x, real y, real acc) {
+  if constexpr (sizeof(real) == 8)
+    return __builtin_fma(x, y, acc);
+  else
+    return __builtin_fmaf(x, y, acc);
+}
+
+// The 32-byte vector type of each precision, for the two halves of a 64-byte Vec on AVX2.
+typedef real Half __attribute__((vector_size(32)));
+
+// acc + x * y with one rounding, lane by lane: vfmadd231pd with AVX-512 or AVX2 and FMA (a 64-byte
+// Vec on AVX2, the avx2_wide set, takes two); elsewhere the scalar fmadd per lane, which ARM64 does
+// in hardware. Written out where a kernel wants it: the compiler never fuses on its own.
+// (A template only so that the intrinsics of the other precision are never compiled.)
 template <class V>
   requires std::is_same_v<V, Vec>
 [[gnu::always_inline]] inline V fmadd(V x, V y, V acc) {
+#if defined(__AVX512F__)
+  if constexpr (kVectorBytes == 64) {
+    if constexpr (sizeof(real) == 8)
+      return _mm512_fmadd_pd(x, y, acc);
+    else
+      return _mm512_fmadd_ps(x, y, acc);
+  }
+#endif
 #if defined(__FMA__) && defined(__AVX__)
-  if constexpr (sizeof(real) == 8)
-    return _mm256_fmadd_pd(x, y, acc);
-  else
-    return _mm256_fmadd_ps(x, y, acc);
+  auto fma32 = [](auto a, auto b, auto c) {  // (generic: the other precision is never compiled)
+    if constexpr (sizeof(real) == 8)
+      return _mm256_fmadd_pd(a, b, c);
+    else
+      return _mm256_fmadd_ps(a, b, c);
+  };
+  if constexpr (kVectorBytes == 32) {
+    return fma32(x, y, acc);
+  } else {
+    Half h[3][2];
+    std::memcpy(h[0], &x, sizeof x);
+    std::memcpy(h[1], &y, sizeof y);
+    std::memcpy(h[2], &acc, sizeof acc);
+    Half r[2] = {fma32(h[0][0], h[1][0], h[2][0]), fma32(h[0][1], h[1][1], h[2][1])};
+    V out;
+    std::memcpy(&out, r, sizeof out);
+    return out;
+  }
 #else
   V r;
-  for (int l = 0; l < kLanes; ++l) r[l] = std::fma(x[l], y[l], acc[l]);
+  for (int l = 0; l < kLanes; ++l) r[l] = fmadd(real(x[l]), real(y[l]), real(acc[l]));
   return r;
 #endif
 }
-
-// The scalar twin: the same one rounding.
-[[gnu::always_inline]] inline real fmadd(real x, real y, real acc) { return std::fma(x, y, acc); }
 
 }  // namespace heed::simd

@@ -13,17 +13,9 @@
 #include <string>
 #include <vector>
 
-namespace heed {
+#include "tensor/real.h"
 
-// real is float in the float build (`make float`: everything built with -DHEED_REAL_FLOAT, in build-float/).
-#ifdef HEED_REAL_FLOAT
-using real = float;
-#else
-// The one scalar type. Gradient checks need double; nothing else may hard-code it.
-using real = double;
-#endif
-// real's name as PyTorch spells it, for what heed reports (heed bench, --json): "float64" or "float32".
-inline constexpr const char* kRealName = sizeof(real) == 8 ? "float64" : "float32";
+namespace heed {
 
 using Shape = std::vector<int64_t>;
 

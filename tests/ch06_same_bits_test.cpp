@@ -3,7 +3,9 @@
 // multiples of the vector width, so the kernels' edges run too) must write checkpoints whose bytes
 // hash to the values below, which x86-64 g++ wrote. (Made again when the tensors took PyTorch's
 // state_dict names, format heed-seq2seq-2: the file changed, every tensor's bytes did not.) make test-clang and make test-aarch64 run
-// this same test with clang++ and on ARM64 (under qemu); make same-bits compares a longer run.
+// this same test with clang++ and on ARM64 (under qemu); make same-bits compares a longer run. The
+// second case trains again with each kernel set this processor runs (tests/kernels_test.cpp
+// compares the sets' products and vector math directly).
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -17,6 +19,7 @@
 #include "models/tasks.h"
 #include "models/train.h"
 #include "nn/checkpoint.h"
+#include "tensor/kernels.h"
 #include "tests/heed_cli.h"  // slurp
 #include "tests/precision.h"
 
@@ -68,5 +71,22 @@ TEST_SUITE("ch06_seq2seq") {
   TEST_CASE("same bits everywhere: fixed-seed trainings write the checkpoints x86-64 g++ wrote" * DOUBLE_ONLY(kGoldenBitsReason)) {
     CHECK(train_and_hash("additive", "gru") == "045d853b9d1434ec");
     CHECK(train_and_hash("general", "lstm") == "ad5bbbd6cfdc7b01");
+  }
+
+  // The same trainings with each kernel set this processor runs (tensor/kernels.h): the sets differ
+  // in vector width and tile, never in the operations an element goes through.
+  TEST_CASE("same bits everywhere: every kernel set writes the same checkpoints" * DOUBLE_ONLY(kGoldenBitsReason)) {
+    struct Restore {  // the set in use before, whatever happens
+      std::string name = kernels().name;
+      ~Restore() { use_kernels(name); }
+    } restore;
+    for (const KernelSet& k : kernel_sets()) {
+      if (!k.runs_here()) continue;
+      const std::string name = k.name;
+      CAPTURE(name);
+      use_kernels(name);
+      CHECK(train_and_hash("additive", "gru") == "045d853b9d1434ec");
+      CHECK(train_and_hash("general", "lstm") == "ad5bbbd6cfdc7b01");
+    }
   }
 }

@@ -14,6 +14,7 @@
 #include "models/train.h"
 #include "nn/loss.h"
 #include "nn/optim.h"
+#include "tensor/kernels.h"
 #include "tools/bench.h"
 #include "tools/common.h"
 #include "tools/watch.h"
@@ -36,7 +37,7 @@ const char* kBenchHelp =
     "  --embed E, --hidden H, --batch B, --len L   override the configuration's sizes\n"
     "%s"
     "  --steps N         timed steps (20), after --warmup N untimed ones (3)\n"
-    "  --json            end stdout with one JSON object: model, dtype, embed, hidden, batch, len,\n"
+    "  --json            end stdout with one JSON object: model, dtype, kernels, embed, hidden, batch, len,\n"
     "                    ms_per_step, tokens_per_second, peak_rss_mb, step_peak_mb (and more)\n"
     "  --watch           also time the snapshots of heed train --watch/--film (as many as steps)\n"
     "                    and report their cost as a share of training, one every --watch-every N\n"
@@ -206,10 +207,10 @@ int cmd_bench(const std::vector<std::string>& argv) {
   real hwm_kb = peak_reset ? status_kb("VmHWM") : static_cast<real>(ru.ru_maxrss);
   real step_peak_mb = base_kb >= 0 && hwm_kb >= 0 ? std::max<real>(0, hwm_kb - base_kb) / 1024 : -1;
   std::printf("%-9s %s E %lld H %lld batch %lld len %lld: %8.2f ms/step [p10 %.2f, p90 %.2f] (cpu %.2f)  %9.0f tokens/s  "
-              "%6.2f GFLOP/s  peak RSS %.0f MB (steps +%.1f MB)\n",
+              "%6.2f GFLOP/s  peak RSS %.0f MB (steps +%.1f MB)  %s kernels\n",
               c.model.c_str(), kRealName, static_cast<long long>(c.embed), static_cast<long long>(c.hidden),
               static_cast<long long>(B), static_cast<long long>(L), median, p10, p90, cpu_median,
-              tokens / (median / 1000), gflops, peak_mb, step_peak_mb);
+              tokens / (median / 1000), gflops, peak_mb, step_peak_mb, kernels().name);
   const real watch_share = 100 * watch_ms / (static_cast<real>(watch_every) * median);
   const real watch_cpu_share = 100 * watch_cpu_ms / (static_cast<real>(watch_every) * cpu_median);
   if (watch)
@@ -221,6 +222,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
                            {"model", c.model},
                            {"cell", c.cell},
                            {"dtype", kRealName},
+                           {"kernels", kernels().name},
                            {"embed", c.embed},
                            {"hidden", c.hidden},
                            {"batch", B},

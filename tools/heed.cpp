@@ -7,14 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "tensor/kernels.h"
 #include "tools/bench.h"
 #include "tools/common.h"
 
 namespace {
 
 // The version of the command line and its checkpoint format; docs/cli.md is its contract.
-const std::string kVersion = std::string("heed 0.3 (checkpoint format ") + heed::kFormat + ", " +
-                             (sizeof(heed::real) == 8 ? "double" : "single") + " precision)";
+// The kernel set is the one this run uses (tensor/kernels.h).
+std::string version() {
+  return std::string("heed 0.3 (checkpoint format ") + heed::kFormat + ", " +
+         (sizeof(heed::real) == 8 ? "double" : "single") + " precision, " + heed::kernels().name + " kernels)";
+}
 
 const char* kUsage =
     "usage: heed <command> [flags]\n"
@@ -38,8 +42,14 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
+  try {
+    heed::kernels();  // a HEED_KERNELS this build or processor cannot honour is refused before anything
+  } catch (const heed::Error& e) {
+    std::fprintf(stderr, "heed: %s\n", e.what());
+    return 2;
+  }
   if (args[0] == "--version" || args[0] == "-V" || args[0] == "version") {
-    std::printf("%s\n", kVersion.c_str());
+    std::printf("%s\n", version().c_str());
     return 0;
   }
   std::string command = args[0];
