@@ -21,6 +21,7 @@
 #include "nn/checkpoint.h"
 #include "tensor/kernels.h"
 #include "tests/heed_cli.h"  // slurp
+#include "tests/model_fixtures.h"
 #include "tests/precision.h"
 
 using namespace heed;
@@ -43,23 +44,14 @@ std::string hex(uint64_t h) {
 // Trains `model` with `cell` for 20 steps from seed 11 and returns the checkpoint's hash.
 std::string train_and_hash(const std::string& model, const std::string& cell) {
   ReverseTask task(10, 3, 9);
-  ModelConfig c;
-  c.model = model;
-  c.cell = cell;
-  c.src_vocab = c.tgt_vocab = task.src_vocab().size();
+  ModelConfig c = test::tiny_rnn(model, cell);
   c.embed = 7;
   c.hidden = 13;
   c.max_src_len = 9;
-  Generator gen(11);
-  Seq2Seq m(c, gen);
-  TrainOptions opt;
-  opt.steps = 20;
-  opt.batch = 6;
-  opt.seed = 12;
-  train(m, task, opt);
+  test::Trained t = test::train_on(task, c, 11, test::train_options(20, 6, TrainOptions{}.lr, 12));
   std::string path =
       std::filesystem::temp_directory_path() / ("heed-same-bits-" + std::to_string(::getpid()) + ".safetensors");
-  save_checkpoint(m, path);
+  save_checkpoint(*t.model, path);
   std::string bytes = slurp(path);
   std::filesystem::remove(path);
   return hex(fnv1a(bytes));

@@ -15,33 +15,18 @@
 #include "nn/loss.h"
 #include "tests/chapter_check.h"
 #include "tests/heed_cli.h"  // slurp
+#include "tests/model_fixtures.h"
 #include "tests/precision.h"
 
 using namespace heed;
-
-namespace {
-
-ModelConfig tiny(const std::string& model, const std::string& cell = "gru") {
-  ModelConfig c;
-  c.model = model;
-  c.cell = cell;
-  c.src_vocab = c.tgt_vocab = 7;
-  c.embed = 3;
-  c.hidden = 4;
-  c.max_src_len = 6;
-  return c;
-}
-
-// Two sequences of different lengths, so the batch has padding in source and target.
-Batch two_sequences() { return make_batch({{{3, 4, 5, 6}, {6, 5, 4, 3}}, {{5, 3}, {3, 5}}}); }
-
-}  // namespace
+using test::tiny_rnn;
+using test::two_sequences;
 
 TEST_SUITE("ch06_seq2seq") {
   TEST_CASE("gradcheck: the whole sequence loss of a tiny plain seq2seq w.r.t. every parameter" * DOUBLE_ONLY(kGradcheckReason)) {
     for (const char* cell : {"gru", "lstm", "rnn"}) {
       Generator gen(1);
-      Seq2Seq model(tiny("plain", cell), gen);
+      Seq2Seq model(tiny_rnn("plain", cell), gen);
       Batch batch = two_sequences();
       GradcheckReport r = gradcheck([&] { return model.loss(batch); }, model.parameters(),
                                     {.name = std::string("plain seq2seq loss, ") + cell});
@@ -52,7 +37,7 @@ TEST_SUITE("ch06_seq2seq") {
 
   TEST_CASE("padding: a sequence's loss and gradients are the same alone or padded in a batch") {
     Generator gen(2);
-    Seq2Seq model(tiny("plain"), gen);
+    Seq2Seq model(tiny_rnn("plain"), gen);
     Example ex{{5, 3, 6}, {6, 3, 5}};
     Batch alone = make_batch({ex});
     Var la = model.loss(alone);
@@ -78,21 +63,9 @@ TEST_SUITE("ch06_seq2seq") {
 TEST_SUITE("ch06_seq2seq") {
   TEST_CASE("learning: plain on reverse, lengths 3-5, reaches exact >= 0.9 in 400 steps") {
     ReverseTask task(10, 3, 5);
-    ModelConfig c;
-    c.model = "plain";
-    c.src_vocab = c.tgt_vocab = task.src_vocab().size();
-    c.embed = 32;
-    c.hidden = 64;
-    Generator gen(1);
-    Seq2Seq model(c, gen);
-    TrainOptions opt;
-    opt.steps = 400;
-    opt.batch = 32;
-    opt.lr = 0.006;
-    opt.seed = 1000004;
-    TrainResult r = train(model, task, opt);
+    auto [model, r] = test::train_on(task, test::learner("plain"), 1, test::train_options(400, 32, 0.006, test::kCliDataSeed1));
     CHECK(r.losses.back() < r.losses.front() / 10);
-    Accuracy acc = evaluate_held_out(model, task, 500, 7777778);
+    Accuracy acc = evaluate_held_out(*model, task, 500, test::kCliHeldOutSeed1);
     INFO("exact " << acc.exact() << ", token " << acc.token());
     CHECK(acc.exact() >= 0.9);
   }
@@ -100,15 +73,8 @@ TEST_SUITE("ch06_seq2seq") {
   TEST_CASE("determinism: the same seed gives bit-identical losses and checkpoints") {
     ReverseTask task(10, 3, 6);
     auto run = [&](const std::string& path) {
-      Generator gen(5);
-      ModelConfig c = tiny("additive");
-      c.src_vocab = c.tgt_vocab = task.src_vocab().size();
-      Seq2Seq model(c, gen);
-      TrainOptions opt;
-      opt.steps = 15;
-      opt.batch = 8;
-      TrainResult r = train(model, task, opt);
-      save_checkpoint(model, path);
+      auto [model, r] = test::train_on(task, tiny_rnn("additive"), 5, test::train_options(15, 8));
+      save_checkpoint(*model, path);
       return r.losses;
     };
     std::string dir = std::filesystem::temp_directory_path() / ("heed-ch06-" + std::to_string(::getpid()));
@@ -123,8 +89,7 @@ TEST_SUITE("ch06_seq2seq") {
   TEST_CASE("metrics: exact needs every symbol and the EOS; token counts the symbols") {
     // A model that has not learned: scores are counted, not invented.
     Generator gen(9);
-    ModelConfig c = tiny("plain");
-    Seq2Seq model(c, gen);
+    Seq2Seq model(tiny_rnn("plain"), gen);
     Batch batch = two_sequences();
     Accuracy acc;
     score_batch(model, batch, acc);

@@ -3,6 +3,7 @@
 
 #include "models/train.h"
 #include "tests/chapter_check.h"
+#include "tests/model_fixtures.h"
 #include "tests/precision.h"
 
 using namespace heed;
@@ -11,20 +12,8 @@ namespace {
 
 Accuracy train_reverse(const std::string& model) {
   ReverseTask task(10, 5, 10);
-  ModelConfig c;
-  c.model = model;
-  c.src_vocab = c.tgt_vocab = task.src_vocab().size();
-  c.embed = 32;
-  c.hidden = 64;
-  Generator gen(1);
-  Seq2Seq m(c, gen);
-  TrainOptions opt;
-  opt.steps = 300;
-  opt.batch = 32;
-  opt.lr = 0.01;
-  opt.seed = 1000004;  // as `heed train --seed 1`
-  train(m, task, opt);
-  return evaluate_held_out(m, task, 500, 7777778);
+  test::Trained t = test::train_on(task, test::learner(model), 1, test::train_options(300, 32, 0.01, test::kCliDataSeed1));
+  return evaluate_held_out(*t.model, task, 500, test::kCliHeldOutSeed1);
 }
 
 }  // namespace

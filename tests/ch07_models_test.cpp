@@ -7,25 +7,20 @@
 #include "autograd/gradcheck.h"
 #include "models/seq2seq.h"
 #include "nn/loss.h"
+#include "tests/model_fixtures.h"
 #include "tests/precision.h"
 
 using namespace heed;
 
 namespace {
 
+using test::two_sequences;
+
 ModelConfig tiny(const std::string& model, const std::string& cell = "gru", bool bidirectional = false) {
-  ModelConfig c;
-  c.model = model;
-  c.cell = cell;
-  c.src_vocab = c.tgt_vocab = 7;
-  c.embed = 3;
-  c.hidden = 4;
+  ModelConfig c = test::tiny_rnn(model, cell);
   c.bidirectional = bidirectional;
-  c.max_src_len = 6;
   return c;
 }
-
-Batch two_sequences() { return make_batch({{{3, 4, 5, 6}, {6, 5, 4, 3}}, {{5, 3}, {3, 5}}}); }
 
 Tensor abs_diff(const Tensor& a, const Tensor& b) { return sqrt(mul(sub(a, b), sub(a, b))); }
 

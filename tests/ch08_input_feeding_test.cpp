@@ -5,25 +5,20 @@
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
 #include "models/seq2seq.h"
+#include "tests/model_fixtures.h"
 #include "tests/precision.h"
 
 using namespace heed;
 
 namespace {
 
+using test::two_sequences;
+
 ModelConfig fed(const std::string& model, const std::string& cell = "gru") {
-  ModelConfig c;
-  c.model = model;
-  c.cell = cell;
-  c.src_vocab = c.tgt_vocab = 7;
-  c.embed = 3;
-  c.hidden = 4;
-  c.max_src_len = 6;
+  ModelConfig c = test::tiny_rnn(model, cell);
   c.input_feeding = true;
   return c;
 }
-
-Batch two_sequences() { return make_batch({{{3, 4, 5, 6}, {6, 5, 4, 3}}, {{5, 3}, {3, 5}}}); }
 
 }  // namespace
 

@@ -15,36 +15,20 @@
 #include "nn/loss.h"
 #include "tests/chapter_check.h"
 #include "tests/heed_cli.h"
+#include "tests/model_fixtures.h"
 #include "tests/precision.h"
 
 using namespace heed;
 
-namespace {
-
-ModelConfig tiny(bool norm_first = false, const std::string& positions = "sinusoidal") {
-  ModelConfig c;
-  c.model = "transformer";
-  c.src_vocab = c.tgt_vocab = 7;
-  c.embed = 4;
-  c.layers = 2;
-  c.heads = 2;
-  c.ff = 6;
-  c.norm_first = norm_first;
-  c.positions = positions;
-  c.max_src_len = 6;
-  return c;
-}
-
-Batch two_sequences() { return make_batch({{{3, 4, 5, 6}, {6, 5, 4, 3}}, {{5, 3}, {3, 5}}}); }
-
-}  // namespace
+using test::two_sequences;
+using test::tiny_transformer;
 
 TEST_SUITE("ch13_transformer_model") {
   TEST_CASE("gradcheck: the whole loss of a 2+2-layer transformer w.r.t. every parameter, padded" * DOUBLE_ONLY(kGradcheckReason)) {
     for (bool norm_first : {false, true})
       for (std::string positions : {"sinusoidal", "learned"}) {
         Generator gen(1);
-        Seq2Seq model(tiny(norm_first, positions), gen);
+        Seq2Seq model(tiny_transformer(norm_first, positions), gen);
         Batch batch = two_sequences();
         GradcheckReport r = gradcheck([&] { return model.loss(batch); }, model.parameters(),
                                       {.name = "transformer loss, norm_first " + std::to_string(norm_first) + ", " +
@@ -58,7 +42,7 @@ TEST_SUITE("ch13_transformer_model") {
     for (bool norm_first : {false, true}) {
       CAPTURE(norm_first);
       Generator gen(2);
-      Seq2Seq model(tiny(norm_first), gen);
+      Seq2Seq model(tiny_transformer(norm_first), gen);
       Example ex{{5, 3, 6}, {6, 3, 5}};
       Batch alone = make_batch({ex});
       Var la = model.loss(alone);
@@ -82,7 +66,7 @@ TEST_SUITE("ch13_transformer_model") {
 
   TEST_CASE("decoding step by step gives the teacher-forced logits; padding never changes greedy's tokens") {
     Generator gen(3);
-    ModelConfig c = tiny();
+    ModelConfig c = tiny_transformer();
     c.embed = 8;
     Seq2Seq model(c, gen);
     Batch batch = two_sequences();
@@ -108,7 +92,7 @@ TEST_SUITE("ch13_transformer_model") {
 
   TEST_CASE("beam 1 is greedy decoding, token for token") {
     Generator gen(4);
-    Seq2Seq model(tiny(true), gen);
+    Seq2Seq model(tiny_transformer(true), gen);
     std::vector<int64_t> src = {3, 5, 4, 6};
     Decoded g = model.greedy(make_batch({{src, {}}}), 6);
     std::vector<Hypothesis> h = beam_search(model, src, 1, 6);
@@ -121,7 +105,7 @@ TEST_SUITE("ch13_transformer_model") {
 
   TEST_CASE("checkpoint: torch.nn.Transformer's names, the config in the metadata, a faithful round trip") {
     Generator gen(5);
-    ModelConfig c = tiny(true, "learned");
+    ModelConfig c = tiny_transformer(true, "learned");
     c.layers = 1;
     c.dropout = 0.125;
     Seq2Seq model(c, gen);
@@ -155,31 +139,27 @@ TEST_SUITE("ch13_transformer_model") {
   }
 
   TEST_CASE("config: a transformer's sizes are checked, with the field and value named") {
-    ModelConfig c = tiny();
+    ModelConfig c = tiny_transformer();
     c.heads = 3;
     CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("heads 3 must divide embed 4"), Error);
-    c = tiny();
+    c = tiny_transformer();
     c.positions = "rotary";
     CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("unknown positions 'rotary'"), Error);
-    c = tiny();
+    c = tiny_transformer();
     c.layers = 0;
     CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("layers is 0"), Error);
-    c = tiny();
+    c = tiny_transformer();
     c.dropout = 1;
     CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("dropout is 1"), Error);
   }
 
   TEST_CASE("dropout: a seed fixes the run; training changes the masks, evaluation has none") {
     ReverseTask task(5, 3, 4);
-    ModelConfig c = tiny();
-    c.src_vocab = c.tgt_vocab = task.src_vocab().size();
+    ModelConfig c = tiny_transformer();
     c.dropout = 0.3;
-    TrainOptions opt;
-    opt.steps = 5;
-    opt.batch = 4;
-    Generator g1(6), g2(6);
-    Seq2Seq a(c, g1), b(c, g2);
-    TrainResult ra = train(a, task, opt), rb = train(b, task, opt);
+    auto [a_model, ra] = test::train_on(task, c, 6, test::train_options(5, 4));
+    auto [b_model, rb] = test::train_on(task, c, 6, test::train_options(5, 4));
+    Seq2Seq& a = *a_model;
     CHECK(ra.losses == rb.losses);
     Batch batch = two_sequences();
     CHECK(equal(a.forward(batch).value(), a.forward(batch).value()));  // eval: no dropout
@@ -193,20 +173,13 @@ TEST_SUITE("ch13_transformer_model") {
     // d 32, 4 heads, ff 64, batch 32, 300 steps, lr 3e-3 decayed linearly. Measured: exact 0.99
     // (token 0.996) on 300 held-out sequences; 250 steps gave 0.93.
     ReverseTask task(10, 3, 6);
-    ModelConfig c = tiny();
-    c.src_vocab = c.tgt_vocab = task.src_vocab().size();
+    ModelConfig c = tiny_transformer();
     c.embed = 32;
     c.heads = 4;
     c.ff = 64;
-    Generator gen(1);
-    Seq2Seq model(c, gen);
-    TrainOptions opt;
-    opt.steps = 300;
-    opt.batch = 32;
-    opt.seed = 1000004;
-    TrainResult r = train(model, task, opt);
+    auto [model, r] = test::train_on(task, c, 1, test::train_options(300, 32, TrainOptions{}.lr, test::kCliDataSeed1));
     CHECK(r.losses.back() < r.losses.front() / 10);
-    Accuracy acc = evaluate_held_out(model, task, 300, 7777778);
+    Accuracy acc = evaluate_held_out(*model, task, 300, test::kCliHeldOutSeed1);
     INFO("exact " << acc.exact() << ", token " << acc.token());
     CHECK(acc.exact() >= 0.9);
   }

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "autograd/var.h"
@@ -23,6 +24,7 @@
 #include "models/train.h"
 #include "nn/checkpoint.h"
 #include "tests/heed_cli.h"  // slurp
+#include "tests/model_fixtures.h"
 #include "tests/precision.h"
 
 using namespace heed;
@@ -44,13 +46,9 @@ struct TempDir {
   }
 };
 
+// The tests' tiny model, its location attention addressing 8 source positions.
 ModelConfig tiny(const std::string& model = "additive", const std::string& cell = "gru") {
-  ModelConfig c;
-  c.model = model;
-  c.cell = cell;
-  c.src_vocab = c.tgt_vocab = 7;
-  c.embed = 3;
-  c.hidden = 4;
+  ModelConfig c = test::tiny_rnn(model, cell);
   c.max_src_len = 8;
   return c;
 }
@@ -123,14 +121,9 @@ TEST_SUITE("reliability") {
     // Adam moves each weight by about lr per step, so lr = 1e300 makes the weights ~1e300 after
     // the first update and the second forward pass overflows: an honest divergence.
     ReverseTask task(4, 2, 3);
-    ModelConfig c = tiny("additive");
-    c.src_vocab = c.tgt_vocab = task.src_vocab().size();
-    Generator gen(1);
-    Seq2Seq m(c, gen);
-    TrainOptions opt;
-    opt.steps = 5;
-    opt.batch = 4;
-    opt.lr = 1e300;
+    std::unique_ptr<Seq2Seq> model = test::model_for(task, tiny("additive"), 1);
+    Seq2Seq& m = *model;
+    TrainOptions opt = test::train_options(5, 4, 1e300);
     opt.clip = 0;
     int64_t steps_seen = 0;
     int64_t live = Node::live_count();
@@ -227,15 +220,10 @@ TEST_SUITE("reliability") {
     {
       TempDir dir;
       ReverseTask task(4, 2, 4);
-      ModelConfig c = tiny("general", "lstm");
-      c.src_vocab = c.tgt_vocab = task.src_vocab().size();
-      Generator gen(1);
-      Seq2Seq m(c, gen);
+      std::unique_ptr<Seq2Seq> model = test::model_for(task, tiny("general", "lstm"), 1);
+      Seq2Seq& m = *model;
       const int64_t with_model = Node::live_count();
-      TrainOptions opt;
-      opt.steps = 3;
-      opt.batch = 4;
-      train(m, task, opt);
+      train(m, task, test::train_options(3, 4));
       evaluate_held_out(m, task, 10, 1);
       CHECK(Node::live_count() == with_model);
       {
