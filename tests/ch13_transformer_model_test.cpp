@@ -4,7 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <string>
 
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
@@ -222,6 +225,41 @@ TEST_SUITE("ch13_transformer_model") {
       CHECK(count_lines(r.err) == 1);
       CHECK(r.err.find(words) != std::string::npos);
     }
+  }
+
+  // The chart of section 3 comes after minutes of training. Written with a bare ofstream it was
+  // lost without a word when the destination could not take it; now the destination is checked
+  // before the training, and the error names it. ("chapter" in the name: make test-aarch64 builds
+  // no chapter programs and skips these.)
+  TEST_CASE("chapter 13's chart: a destination that cannot take it is a clear error, before any training") {
+    Scratch s("ch13-chart");
+    // A folder where the file should go: the stream used to fail silently here, exit status 0.
+    std::filesystem::create_directories(s.path("folder/accuracy_by_length.svg"));
+    CliRun r = s.run("tutorial-13", "--quick reverse --out " + s.path("folder"));
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err == "tutorial-13: check_writable: " + s.path("folder/accuracy_by_length.svg") +
+                       ": is a folder; give a file name\n");
+    CHECK(r.out.find("exact by length") == std::string::npos);  // stopped before training
+    CHECK(std::filesystem::is_directory(s.path("folder/accuracy_by_length.svg")));
+    // An output folder inside a file cannot be made: also refused up front, naming the path.
+    std::ofstream(s.path("plain-file")) << "not a folder\n";
+    CliRun under = s.run("tutorial-13", "--quick reverse --out " + s.path("plain-file/charts"));
+    INFO(under.err);
+    CHECK(under.status == 2);
+    CHECK(count_lines(under.err) == 1);
+    CHECK(under.err.find(s.path("plain-file/charts")) != std::string::npos);
+    CHECK(under.out.find("exact by length") == std::string::npos);
+    CHECK(slurp(s.path("plain-file")) == "not a folder\n");
+    // A folder that takes it gets the chart, and the report names it.
+    CliRun ok = s.run("tutorial-13", "--quick reverse --out " + s.path("charts"));
+    INFO(ok.err);
+    CHECK(ok.status == 0);
+    CHECK(ok.out.find("(chart: " + s.path("charts/accuracy_by_length.svg") + ")") != std::string::npos);
+    const std::string svg = slurp(s.path("charts/accuracy_by_length.svg"));
+    CHECK(svg.find("<svg") != std::string::npos);
+    CHECK(svg.find("</svg>") != std::string::npos);
   }
 
   TEST_CASE("chapter 13 shows what its program prints" * DOUBLE_ONLY(kChapterTextReason)) { check_chapter("tutorials/13_transformer"); }

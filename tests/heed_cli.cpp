@@ -40,10 +40,12 @@ std::string Scratch::path(const std::string& file) const { return (dir_ / "files
 
 std::string Scratch::folder() const { return (dir_ / "files").string(); }
 
-CliRun Scratch::heed(const std::string& args, const std::string& env) const {
+CliRun Scratch::heed(const std::string& args, const std::string& env) const { return run("heed", args, env); }
+
+CliRun Scratch::run(const std::string& program, const std::string& args, const std::string& env) const {
   std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-  std::string cmd =
-      env + (env.empty() ? "" : " ") + runner() + build_dir() + "/heed " + args + " >" + out + " 2>" + err + " </dev/null";
+  std::string cmd = env + (env.empty() ? "" : " ") + runner() + build_dir() + "/" + program + " " + args + " >" + out +
+                    " 2>" + err + " </dev/null";
   int raw = std::system(cmd.c_str());
   CliRun r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

@@ -31,6 +31,8 @@ class Scratch {
   std::string folder() const;
   // heed ARGS; `env` ("NAME=value ...") is put before the command.
   CliRun heed(const std::string& args, const std::string& env = "") const;
+  // Another program of the build (a chapter's, "tutorial-13"), run the same way.
+  CliRun run(const std::string& program, const std::string& args, const std::string& env = "") const;
 
  private:
   std::filesystem::path dir_;

@@ -11,11 +11,11 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "autograd/functions.h"
+#include "io/atomic_file.h"
 #include "models/seq2seq.h"
 #include "models/tasks.h"
 #include "models/train.h"
@@ -147,6 +147,11 @@ real aligned_fraction(const Seq2Seq& model, const Task& task, int64_t L, int64_t
 
 void reverse(bool quick, const std::string& dir) {
   const int64_t steps = quick ? 30 : 1500, samples = quick ? 10 : 100;
+  // The chart is written after minutes of training: a destination that cannot take it (a missing
+  // or read-only folder, a folder in the file's place) is found out now, not then.
+  const std::string chart_path = dir + "/accuracy_by_length.svg";
+  std::filesystem::create_directories(dir);
+  check_writable(chart_path);
   ReverseTask task(10, 5, 30);
   std::printf("== 3. reverse, trained on lengths 5-30, scored to 40 (%lld steps of 32, lr 3e-3 decayed)\n", ll(steps));
   const std::vector<int64_t> lengths = {5, 10, 15, 20, 25, 30, 35, 40};
@@ -175,10 +180,8 @@ void reverse(bool quick, const std::string& dir) {
     for (int64_t L : lengths) std::printf(" %lld: %.2f", ll(L), aligned_fraction(*models[i], task, L, quick ? 5 : 50));
     std::printf("\n");
   }
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir + "/accuracy_by_length.svg")
-      << svg_line_chart(chart, "reverse: trained on 5-30, exact by length", "source length", "exact");
-  std::printf("(chart: %s/accuracy_by_length.svg)\n\n", dir.c_str());
+  write_text_file(chart_path, svg_line_chart(chart, "reverse: trained on 5-30, exact by length", "source length", "exact"));
+  std::printf("(chart: %s)\n\n", chart_path.c_str());
 }
 
 // ---- 4. speed ----------------------------------------------------------------------------------
