@@ -346,7 +346,7 @@ clean:
 	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-aarch64
 
 # For clangd, VS Code and other editors: one entry per source file with the flags it builds with.
-EDITOR_SRCS = $(LIB_SRCS) $(KERNEL_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(wildcard tutorials/*/main.cpp) \
+EDITOR_SRCS = $(LIB_SRCS) $(KERNEL_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(sort $(wildcard tutorials/*/*.cpp)) \
   $(sort $(wildcard exercises/*/*.cpp exercises/solutions/*/*.cpp tests/exercises/*.cpp))
 compile_commands.json:
 	@{ printf '['; sep=; for f in $(EDITOR_SRCS); do \
