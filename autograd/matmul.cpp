@@ -56,12 +56,17 @@ Var matmul_tn(const Var& a, const Var& b) {
 Var linear(const Var& x, const Var& weight, const Var& bias) {
   const Shape &xs = x.shape(), &ws = weight.shape();
   const bool has_bias = bias.defined();
-  if (xs.size() != 2 || ws.size() != 2 || xs[1] != ws[1] || (has_bias && bias.shape() != Shape{ws[0]}))
+  if (xs.empty() || ws.size() != 2 || xs.back() != ws[1] || (has_bias && bias.shape() != Shape{ws[0]}))
     throw Error("linear: x " + shape_str(xs) + ", weight " + shape_str(ws) +
                 (has_bias ? ", bias " + shape_str(bias.shape()) : std::string()) +
-                " must be (N, in), (out, in) and (out)");
-  const int64_t N = xs[0], out = ws[0];
-  Tensor y = matmul_nt(x.value(), weight.value());  // (N, out)
+                " must be (..., in), (out, in) and (out)");
+  // x's leading axes are read as rows where they lie, (..., in) as (N, in): rows are contiguous, so
+  // no reshaped copy of x (or of y) is made or kept in the graph.
+  const int64_t in = ws[1], out = ws[0], N = shape_numel(Shape(xs.begin(), xs.end() - 1));
+  Shape ys = xs;
+  ys.back() = out;
+  Tensor y = Tensor::empty(ys);  // (..., out)
+  gemm(false, true, N, out, in, x.value().data(), weight.value().data(), y.data(), false);  // x W^T
   if (has_bias) {
     const real* b = bias.value().data();
     real* py = y.data();
@@ -70,19 +75,27 @@ Var linear(const Var& x, const Var& weight, const Var& bias) {
   }
   std::vector<Var> inputs{x, weight};
   if (has_bias) inputs.push_back(bias);
-  return make_var(std::move(y), "linear", inputs, [N, out, has_bias](Backward& g) {
+  return make_var(std::move(y), "linear", inputs, [N, in, out, has_bias](Backward& g) {
     const Tensor& xv = g.input(0);
     const Tensor& wv = g.input(1);
+    const real* dy = g.grad().data();  // (N, out)
     if (has_bias)
       if (g.wants(2)) {  // db += sum over rows of dy, rows in order from zero
         Tensor db = Tensor::zeros({out});
-        const real* dy = g.grad().data();
         for (int64_t r = 0; r < N; ++r)
           for (int64_t j = 0; j < out; ++j) db[j] += dy[r * out + j];
         g.add(2, std::move(db));
       }
-    if (g.wants(0)) matmul_add(false, false, g.grad(), wv, g, 0);  // dx += dy W
-    if (g.wants(1)) matmul_add(true, false, g.grad(), xv, g, 1);   // dW += dy^T x
+    if (g.wants(0)) {  // dx += dy W: (N, in), written into x's gradient in x's own shape
+      bool add = false;
+      real* dx = g.target(0, add).data();
+      gemm(false, false, N, in, out, dy, wv.data(), dx, add);
+    }
+    if (g.wants(1)) {  // dW += dy^T x: (out, in)
+      bool add = false;
+      real* dw = g.target(1, add).data();
+      gemm(true, false, out, in, N, dy, xv.data(), dw, add);
+    }
   });
 }
 

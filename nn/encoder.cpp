@@ -38,7 +38,7 @@ namespace {
 // (optional) receives the state carried on from each position, indexed by position.
 std::vector<Var> unroll(const Cell& cell, const Var& projected, const Tensor& mask, bool reverse, State& state,
                         std::vector<Var>* carried = nullptr) {
-  const int64_t B = projected.shape()[0], S = projected.shape()[1], G = projected.shape()[2];
+  const int64_t B = projected.shape()[0], S = projected.shape()[1];
   // With no padding in the batch every `where` below would pick its first argument, so it is
   // left out: the values and the gradients are the same, bit for bit (a where passes zeros to
   // the side it did not pick, and adding zero changes nothing).
@@ -48,8 +48,7 @@ std::vector<Var> unroll(const Cell& cell, const Var& projected, const Tensor& ma
   Var zero(Tensor::zeros({B, cell.hidden_size()}));
   for (int64_t k = 0; k < S; ++k) {
     int64_t t = reverse ? S - 1 - k : k;
-    Var xp = reshape(slice(projected, 1, t, t + 1), {B, G});
-    State next = cell.step_projected(xp, state);
+    State next = cell.step_at(projected, t, state);  // reads projected[:, t] in place
     if (!padded) {
       state = next;
       out[t] = state.h;

@@ -35,11 +35,7 @@ Var Cell::input_projection(const Var& x) const {
   if (x.value().dim() < 1 || x.shape().back() != input_size_)
     throw Error(kind() + " cell: input " + shape_str(x.shape()) + " must end in the input size " +
                 std::to_string(input_size_));
-  if (x.value().dim() == 2) return linear(x, weight_ih, bias_ih);  // x W_ih^T + b_ih
-  Shape out = x.shape();
-  out.back() = weight_ih.shape()[0];
-  Var flat = reshape(x, {-1, input_size_});
-  return reshape(linear(flat, weight_ih, bias_ih), out);
+  return linear(x, weight_ih, bias_ih);  // x W_ih^T + b_ih, leading axes read in place
 }
 
 State Cell::zero_state(int64_t batch) const {
@@ -48,13 +44,26 @@ State Cell::zero_state(int64_t batch) const {
   return s;
 }
 
-void Cell::check_step(const Var& xp, const State& s) const {
-  int64_t gh = weight_hh.shape()[0];
-  if (xp.value().dim() != 2 || xp.shape()[1] != gh || !s.h.defined() || s.h.value().dim() != 2 ||
-      s.h.shape()[0] != xp.shape()[0] || s.h.shape()[1] != hidden_size_)
-    throw Error(kind() + " cell: projected input " + shape_str(xp.shape()) + " and state " +
+void Cell::check_step(const Var& xp, const State& s, int64_t t) const {
+  const int64_t gh = weight_hh.shape()[0], dim = t < 0 ? 2 : 3;
+  const Shape& xs = xp.shape();
+  if (xp.value().dim() != dim || xs.back() != gh || (t >= 0 && t >= xs[1]) || !s.h.defined() ||
+      s.h.value().dim() != 2 || s.h.shape()[0] != xs[0] || s.h.shape()[1] != hidden_size_)
+    throw Error(kind() + " cell: projected input " + shape_str(xs) +
+                (t < 0 ? "" : " at step " + std::to_string(t)) + " and state " +
                 (s.h.defined() ? shape_str(s.h.shape()) : std::string("(none)")) + " must be (B, " +
-                std::to_string(gh) + ") and (B, " + std::to_string(hidden_size_) + ")");
+                (t < 0 ? "" : "S > t, ") + std::to_string(gh) + ") and (B, " + std::to_string(hidden_size_) + ")");
+}
+
+State Cell::step_projected(const Var& xp, const State& s) const {
+  check_step(xp, s);
+  return fused_step(xp, -1, s);
+}
+
+State Cell::step_at(const Var& projected, int64_t t, const State& s) const {
+  if (t < 0) throw Error(kind() + " cell: step " + std::to_string(t) + " is negative");
+  check_step(projected, s, t);
+  return fused_step(projected, t, s);
 }
 
 void LSTMCell::check_memory(const State& s) const {
@@ -95,21 +104,47 @@ State LSTMCell::step_composed(const Var& xp, const State& s) const {
 
 namespace {
 
-// Checks the shapes of a step with G gates (c may be null); returns H.
-int64_t check_step(const char* op, int64_t G, const Var& xp, const Var& h, const Var* c, const Var& w,
-                   const Var& b) {
+// Where a step's projected input lies: row b of xp at x + b * stride. For xp (B, GH), stride GH;
+// for (B, S, GH) read at step t, the row starts at t GH and rows are S GH apart, so the step reads
+// its slice in place instead of a copy of it per step.
+struct StepInput {
+  const real* x;           // the forward's rows (the backward reads only the layout below)
+  int64_t stride, offset;  // offset: t GH, where the row's GH values start within its stride
+  bool at_step;            // xp is (B, S, GH), read at one step
+};
+
+// Checks the shapes of a step with G gates (c may be null), xp (B, GH), or (B, S, GH) when t >= 0;
+// returns H and where xp's rows are.
+int64_t check_step(const char* op, int64_t G, const Var& xp, int64_t t, const Var& h, const Var* c, const Var& w,
+                   const Var& b, StepInput& in) {
   const Tensor& hv = h.value();
+  const Shape& xs = xp.shape();
   const int64_t H = hv.dim() == 2 ? hv.size(1) : -1, B = hv.dim() == 2 ? hv.size(0) : -1;
-  bool ok = H > 0 && xp.shape() == Shape{B, G * H} && w.shape() == Shape{G * H, H} && b.shape() == Shape{G * H} &&
+  const bool x_ok = t < 0 ? xs == Shape{B, G * H} : xs.size() == 3 && xs[0] == B && xs[2] == G * H && t < xs[1];
+  bool ok = H > 0 && x_ok && w.shape() == Shape{G * H, H} && b.shape() == Shape{G * H} &&
             (c == nullptr || c->shape() == hv.shape());
   if (!ok) {
     std::string g = G == 1 ? "" : std::to_string(G);
-    throw Error(std::string(op) + ": xp " + shape_str(xp.shape()) + ", h " + shape_str(hv.shape()) +
-                (c ? ", c " + shape_str(c->shape()) : std::string()) + ", weight_hh " + shape_str(w.shape()) +
-                ", bias_hh " + shape_str(b.shape()) + " must be (B, " + g + "H), (B, H)" + (c ? ", (B, H)" : "") +
-                ", (" + g + "H, H), (" + g + "H)");
+    throw Error(std::string(op) + ": xp " + shape_str(xs) + (t < 0 ? "" : " at step " + std::to_string(t)) +
+                ", h " + shape_str(hv.shape()) + (c ? ", c " + shape_str(c->shape()) : std::string()) +
+                ", weight_hh " + shape_str(w.shape()) + ", bias_hh " + shape_str(b.shape()) + " must be (B, " +
+                (t < 0 ? "" : "S > t, ") + g + "H), (B, H)" + (c ? ", (B, H)" : "") + ", (" + g + "H, H), (" + g +
+                "H)");
   }
+  in = {xp.value().data(), t < 0 ? G * H : xs[1] * G * H, t < 0 ? 0 : t * G * H, t >= 0};
   return H;
+}
+
+// dxp += d (B, GH): handed on whole for xp (B, GH); added in place into step t's rows of xp's
+// gradient for (B, S, GH), which every step of the sequence fills in its own rows.
+void add_step_input_grad(Backward& g, const StepInput& in, int64_t B, int64_t GH, Tensor d) {
+  if (!in.at_step) {
+    g.add(0, std::move(d));
+    return;
+  }
+  real* dx = g.buffer(0).data() + in.offset;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t j = 0; j < GH; ++j) dx[b * in.stride + j] += d[b * GH + j];
 }
 
 // hp = h W_hh^T + b_hh: (B, GH), the share of every gate that comes from the previous state.
@@ -147,30 +182,34 @@ void state_projection_backward(Backward& g, size_t ih, size_t iw, const Tensor& 
 
 }  // namespace
 
-Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh) {
-  const int64_t H = check_step("rnn_step", 1, xp, h, nullptr, weight_hh, bias_hh), B = h.shape()[0];
+Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh, int64_t t) {
+  StepInput in;
+  const int64_t H = check_step("rnn_step", 1, xp, t, h, nullptr, weight_hh, bias_hh, in), B = h.shape()[0];
   Tensor y = state_projection(h.value(), weight_hh.value(), bias_hh.value());  // (B, H)
-  const real* x = xp.value().data();
-  for (int64_t k = 0; k < B * H; ++k) y[k] += x[k];
+  for (int64_t b = 0; b < B; ++b) {
+    const real* x = in.x + b * in.stride + in.offset;
+    for (int64_t j = 0; j < H; ++j) y[b * H + j] += x[j];
+  }
   tanh_n(y.data(), y.data(), B * H);
   // Saves nothing: the derivative needs only y, the node's own value.
-  return make_var(std::move(y), "rnn_step", {xp, h, weight_hh, bias_hh}, [B, H](Backward& g) {
+  return make_var(std::move(y), "rnn_step", {xp, h, weight_hh, bias_hh}, [in, B, H](Backward& g) {
     Tensor da = g.grad();  // (B, H)
     const real* y = g.value().data();
     for (int64_t k = 0; k < B * H; ++k) da[k] *= std::fma(-y[k], y[k], 1);  // da = (1 - y^2) dy
-    if (g.wants(0)) g.add(0, da);  // dxp += da
+    if (g.wants(0)) add_step_input_grad(g, in, B, H, da);  // dxp += da
     state_projection_backward(g, 1, 2, da, Tensor::empty({B, H}), false);
   });
 }
 
-Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh) {
-  const int64_t H = check_step("gru_step", 3, xp, h, nullptr, weight_hh, bias_hh), B = h.shape()[0];
+Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh, int64_t t) {
+  StepInput in;
+  const int64_t H = check_step("gru_step", 3, xp, t, h, nullptr, weight_hh, bias_hh, in), B = h.shape()[0];
   Tensor hp = state_projection(h.value(), weight_hh.value(), bias_hh.value());  // (B, 3H)
   Tensor y = Tensor::empty({B, H});
   // Saved per row: r, z, n and hp_n = W_hn h + b_hn (B, 4H), all backward needs besides h and W_hh.
   Tensor saved = Tensor::empty({B, 4 * H});
   for (int64_t b = 0; b < B; ++b) {
-    const real* x = xp.value().data() + b * 3 * H;
+    const real* x = in.x + b * in.stride + in.offset;
     const real* p = hp.data() + b * 3 * H;
     const real* hb = h.value().data() + b * H;
     real *r = saved.data() + b * 4 * H, *z = r + H, *n = r + 2 * H, *hp_n = r + 3 * H;
@@ -183,7 +222,7 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
     tanh_n(n, n, H);
     for (int64_t j = 0; j < H; ++j) y[b * H + j] = std::fma(1 - z[j], n[j], z[j] * hb[j]);
   }
-  auto backward = [saved = std::move(saved), B, H](Backward& g) {
+  auto backward = [saved = std::move(saved), in, B, H](Backward& g) {
     const Tensor& h = g.input(1);
     Tensor dxp = Tensor::empty({B, 3 * H});  // d(pre-activations) = dxp: (da_r, da_z, da_n)
     Tensor dhp = Tensor::empty({B, 3 * H});  // d(h W_hh^T + b_hh): (da_r, da_z, r da_n)
@@ -205,20 +244,21 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
         dp[2 * H + j] = r * da_n;                           // dhp_n = r da_n
       }
     }
-    if (g.wants(0)) g.add(0, std::move(dxp));
+    if (g.wants(0)) add_step_input_grad(g, in, B, 3 * H, std::move(dxp));
     state_projection_backward(g, 1, 2, dhp, std::move(dh), true);
   };
   return make_var(std::move(y), "gru_step", {xp, h, weight_hh, bias_hh}, std::move(backward));
 }
 
-Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, const Var& bias_hh) {
-  const int64_t H = check_step("lstm_step", 4, xp, h, &c, weight_hh, bias_hh), B = h.shape()[0];
+Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, const Var& bias_hh, int64_t t) {
+  StepInput in;
+  const int64_t H = check_step("lstm_step", 4, xp, t, h, &c, weight_hh, bias_hh, in), B = h.shape()[0];
   Tensor hp = state_projection(h.value(), weight_hh.value(), bias_hh.value());  // (B, 4H)
   Tensor y = Tensor::empty({B, 2 * H});  // [h' | c'] per row
   // Saved per row: i, f, g, o and tanh(c') (B, 5H), all backward needs besides c, h and W_hh.
   Tensor saved = Tensor::empty({B, 5 * H});
   for (int64_t b = 0; b < B; ++b) {
-    const real* x = xp.value().data() + b * 4 * H;
+    const real* x = in.x + b * in.stride + in.offset;
     const real* p = hp.data() + b * 4 * H;
     const real* cb = c.value().data() + b * H;
     real *i = saved.data() + b * 5 * H, *f = i + H, *g = i + 2 * H, *o = i + 3 * H, *tc = i + 4 * H;
@@ -231,7 +271,7 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
     tanh_n(cn, tc, H);
     for (int64_t j = 0; j < H; ++j) hn[j] = o[j] * tc[j];
   }
-  auto backward = [saved = std::move(saved), B, H](Backward& g) {
+  auto backward = [saved = std::move(saved), in, B, H](Backward& g) {
     const Tensor& c = g.input(2);
     Tensor da = Tensor::empty({B, 4 * H});  // d(pre-activations) = dxp = dhp: (da_i, da_f, da_g, da_o)
     Tensor dc = Tensor::empty({B, H});
@@ -249,7 +289,7 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
         dc[b * H + j] = f * dcn;                            // dc += f dc'
       }
     }
-    if (g.wants(0)) g.add(0, da);  // dxp += da
+    if (g.wants(0)) add_step_input_grad(g, in, B, 4 * H, da);  // dxp += da
     if (g.wants(2)) g.add(2, std::move(dc));
     state_projection_backward(g, 1, 3, da, Tensor::empty({B, H}), false);
   };
@@ -259,21 +299,18 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
 
 // ---- the cells' steps, fused
 
-State RNNCell::step_projected(const Var& xp, const State& s) const {
-  check_step(xp, s);
-  return {rnn_step(xp, s.h, weight_hh, bias_hh), Var()};
+State RNNCell::fused_step(const Var& xp, int64_t t, const State& s) const {
+  return {rnn_step(xp, s.h, weight_hh, bias_hh, t), Var()};
 }
 
-State GRUCell::step_projected(const Var& xp, const State& s) const {
-  check_step(xp, s);
-  return {gru_step(xp, s.h, weight_hh, bias_hh), Var()};
+State GRUCell::fused_step(const Var& xp, int64_t t, const State& s) const {
+  return {gru_step(xp, s.h, weight_hh, bias_hh, t), Var()};
 }
 
-State LSTMCell::step_projected(const Var& xp, const State& s) const {
-  check_step(xp, s);
+State LSTMCell::fused_step(const Var& xp, int64_t t, const State& s) const {
   check_memory(s);
   const int64_t H = hidden_size_;
-  Var hc = lstm_step(xp, s.h, s.c, weight_hh, bias_hh);  // (B, 2H) = [h' | c']
+  Var hc = lstm_step(xp, s.h, s.c, weight_hh, bias_hh, t);  // (B, 2H) = [h' | c']
   return {slice(hc, 1, 0, H), slice(hc, 1, H, 2 * H)};
 }
 

@@ -29,7 +29,10 @@ class Cell : public Module {
   // computes it for all time steps at once; step() takes the result.
   Var input_projection(const Var& x) const;
   // One step from a projected input xp (B, G*H) and the previous state: the fused op.
-  virtual State step_projected(const Var& xp, const State& s) const = 0;
+  State step_projected(const Var& xp, const State& s) const;
+  // The same step reading step t of a projection of every step, (B, S, G*H), where it lies: an
+  // encoder's loop, with no per-step copy of the slice. REQUIRES: 0 <= t < S (else heed::Error).
+  State step_at(const Var& projected, int64_t t, const State& s) const;
   // The same step composed from autograd ops: the readable reference, and the tests' oracle.
   virtual State step_composed(const Var& xp, const State& s) const = 0;
   State step(const Var& x, const State& s) const { return step_projected(input_projection(x), s); }
@@ -46,16 +49,21 @@ class Cell : public Module {
 
  protected:
   int64_t input_size_, hidden_size_;
-  void check_step(const Var& xp, const State& s) const;
+  // xp is (B, G*H) when t < 0, else (B, S, G*H) with t < S.
+  void check_step(const Var& xp, const State& s, int64_t t = -1) const;
+  // The fused op on xp as check_step describes it.
+  virtual State fused_step(const Var& xp, int64_t t, const State& s) const = 0;
 };
 
 // h' = tanh(W_ih x + b_ih + W_hh h + b_hh)
 class RNNCell : public Cell {
  public:
   RNNCell(int64_t input_size, int64_t hidden_size, Generator& gen) : Cell(1, input_size, hidden_size, gen) {}
-  State step_projected(const Var& xp, const State& s) const override;
   State step_composed(const Var& xp, const State& s) const override;
   std::string kind() const override { return "rnn"; }
+
+ protected:
+  State fused_step(const Var& xp, int64_t t, const State& s) const override;
 };
 
 // r = sigmoid(W_ir x + b_ir + W_hr h + b_hr)
@@ -65,9 +73,11 @@ class RNNCell : public Cell {
 class GRUCell : public Cell {
  public:
   GRUCell(int64_t input_size, int64_t hidden_size, Generator& gen) : Cell(3, input_size, hidden_size, gen) {}
-  State step_projected(const Var& xp, const State& s) const override;
   State step_composed(const Var& xp, const State& s) const override;
   std::string kind() const override { return "gru"; }
+
+ protected:
+  State fused_step(const Var& xp, int64_t t, const State& s) const override;
 };
 
 // i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of (W_ih x + b_ih + W_hh h + b_hh)
@@ -76,9 +86,11 @@ class GRUCell : public Cell {
 class LSTMCell : public Cell {
  public:
   LSTMCell(int64_t input_size, int64_t hidden_size, Generator& gen) : Cell(4, input_size, hidden_size, gen) {}
-  State step_projected(const Var& xp, const State& s) const override;
   State step_composed(const Var& xp, const State& s) const override;
   std::string kind() const override { return "lstm"; }
+
+ protected:
+  State fused_step(const Var& xp, int64_t t, const State& s) const override;
 
  private:
   void check_memory(const State& s) const;
@@ -86,20 +98,22 @@ class LSTMCell : public Cell {
 
 // The fused steps, one graph node each with a hand-written backward, running the equations above
 // (step_composed is their reference). xp = x W_ih^T + b_ih (B, G*H); h, c (B, H); weight_hh
-// (G*H, H); bias_hh (G*H). Each row of the batch is computed on its own, so a row's result never
+// (G*H, H); bias_hh (G*H). With t >= 0, xp is instead the projection of every step, (B, S, G*H),
+// and the step reads its rows at step t where they lie (no copy), its gradient added in place into
+// those rows of xp's. Each row of the batch is computed on its own, so a row's result never
 // depends on the others. backward() reads h, c and weight_hh from the graph instead of copying
 // them. REQUIRES: their values are not changed in place between the step and backward() (an
 // optimiser updates after it).
 
 // h' = tanh(xp + h W_hh^T + b_hh): (B, H).
-Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh);
+Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh, int64_t t = -1);
 
 // The GRU's h' (gates r, z, n, as PyTorch): (B, H).
-Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh);
+Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh, int64_t t = -1);
 
 // The LSTM's new state side by side, [h' | c']: (B, 2H). A node holds one value, so the two
 // halves are taken apart with slice() (LSTMCell::step_projected does).
-Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, const Var& bias_hh);
+Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, const Var& bias_hh, int64_t t = -1);
 
 // kind is "rnn", "gru" or "lstm"; anything else is a heed::Error listing those.
 std::unique_ptr<Cell> make_cell(const std::string& kind, int64_t input_size, int64_t hidden_size, Generator& gen);

@@ -57,9 +57,8 @@ AttentionResult TransformerAttention::forward(const Var& query, const Var& kv, c
   const int64_t B = qs[0], T = qs[1], S = ks[1];
   // Rows 0..D-1 of the packed weight are W_q, D..2D-1 W_k, 2D..3D-1 W_v (PyTorch's layout).
   auto project = [&](const Var& x, int64_t part) {  // x (B, L, D) -> (B, L, D)
-    const int64_t L = x.shape()[1];
     Var w = slice(in_proj_weight, 0, part * D, (part + 1) * D), b = slice(in_proj_bias, 0, part * D, (part + 1) * D);
-    return reshape(linear(reshape(x, {B * L, D}), w, b), {B, L, D});
+    return linear(x, w, b);  // (B, L) read as B L rows in place
   };
   // (B, L, D) -> (B, D, L) -> (B h, d_k, L) -> (B h, L, d_k): head i owns features i d_k .. (i+1) d_k - 1.
   auto split_heads = [&](const Var& t) {

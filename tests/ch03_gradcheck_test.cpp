@@ -152,6 +152,8 @@ TEST_SUITE("ch03_gradcheck") {
     CHECK_GRAD("matmul_nt(a, a)", [](Inputs v) { return matmul_nt(v[0], v[0]); }, {randn({3, 2}, 62)});
     CHECK_GRAD("linear", [](Inputs v) { return linear(v[0], v[1], v[2]); },
                {randn({3, 2}, 63), randn({4, 2}, 64), randn({4}, 65)});
+    CHECK_GRAD("linear 3-D x", [](Inputs v) { return linear(v[0], v[1], v[2]); },
+               {randn({2, 3, 2}, 68), randn({4, 2}, 69), randn({4}, 48)});
     CHECK_GRAD("linear(x, x, b)", [](Inputs v) { return linear(v[0], v[0], v[1]); }, {randn({3, 2}, 66), randn({3}, 67)});
   }
 

@@ -165,9 +165,46 @@ TEST_CASE("linear: gradcheck with and without bias; shape mistakes name linear a
   INFO(r2.str());
   CHECK(r2.ok);
   CHECK_THROWS_WITH_AS(linear(x, Var(Tensor::zeros({2, 4})), b),
-                       doctest::Contains("linear: x [4, 3], weight [2, 4], bias [2] must be (N, in), (out, in) and (out)"),
+                       doctest::Contains("linear: x [4, 3], weight [2, 4], bias [2] must be (..., in), (out, in) and (out)"),
                        Error);
   CHECK_THROWS_WITH_AS(linear(x, w, Var(Tensor::zeros({3}))), doctest::Contains("bias [3]"), Error);
+  CHECK_THROWS_WITH_AS(linear(Var(Tensor::scalar(1)), w, b), doctest::Contains("linear: x []"), Error);
+  CHECK_THROWS_WITH_AS(linear(Var(Tensor::zeros({2, 4, 2})), w, b), doctest::Contains("x [2, 4, 2]"), Error);
+}
+
+TEST_CASE("linear: leading axes read in place, gradchecked (3-D, 4-D and 1-D inputs)" * DOUBLE_ONLY(kGradcheckReason)) {
+  Generator gen(13);
+  Var w(Tensor::uniform({2, 3}, -1, 1, gen), true), b(Tensor::uniform({2}, -1, 1, gen), true);
+  for (Shape xs : {Shape{2, 4, 3}, Shape{2, 1, 2, 3}, Shape{3}}) {
+    Var x(Tensor::uniform(xs, -1, 1, gen), true);
+    GradcheckReport r = gradcheck([&] { return linear(x, w, b); }, {x, w, b}, {.name = "linear " + shape_str(xs)});
+    INFO(r.str());
+    CHECK(r.ok);
+  }
+}
+
+TEST_CASE("linear on (B, T, in): the numbers of the (B T, in) product, bit for bit, with no reshape node") {
+  // The rows of a (B, T, in) tensor lie one after another, so linear reads them as B T rows where
+  // they are: the values and every gradient are those of reshaping to (B T, in) and back, to the
+  // bit, and the graph holds one node where the reshapes made three (two of them copies).
+  for (Shape xs : {Shape{2, 3, 5}, Shape{4, 40, 37}}) {
+    Generator gen(static_cast<uint64_t>(xs[2]));
+    const int64_t in = xs[2], out = in + 4;
+    Tensor xv = Tensor::uniform(xs, -1, 1, gen), wv = Tensor::uniform({out, in}, -1, 1, gen),
+           bv = Tensor::uniform({out}, -1, 1, gen), r = Tensor::uniform({xs[0], xs[1], out}, -1, 1, gen);
+    Var x1(xv, true), w1(wv, true), b1(bv, true), x2(xv, true), w2(wv, true), b2(bv, true);
+    Var direct = linear(x1, w1, b1);
+    Var folded = reshape(linear(reshape(x2, {-1, in}), w2, b2), {xs[0], xs[1], out});
+    CHECK(direct.shape() == Shape{xs[0], xs[1], out});
+    CHECK(direct.op() == std::string("linear"));
+    CHECK(direct.num_inputs() == 3);
+    CHECK(equal(direct.value(), folded.value()));
+    sum(direct * Var(r)).backward();
+    sum(folded * Var(r)).backward();
+    CHECK(equal(x1.grad(), x2.grad()));
+    CHECK(equal(w1.grad(), w2.grad()));
+    CHECK(equal(b1.grad(), b2.grad()));
+  }
 }
 
 TEST_CASE("Linear: shape mistakes name Linear and the shapes") {

@@ -99,6 +99,35 @@ TEST_SUITE("ch05_recurrent") {
     CHECK(l.ok);
   }
 
+  TEST_CASE("gradcheck: the fused steps reading step t of a (B, S, GH) projection in place" * DOUBLE_ONLY(kGradcheckReason)) {
+    Generator gen(25);
+    const int64_t B = 3, S = 3, H = 4;
+    auto normal = [&](const Shape& s, real std) { return Tensor::normal(s, 0, std, gen); };
+    for (int64_t t : {0, 2}) {
+      CAPTURE(t);
+      GradcheckReport r = gradcheck([t](const std::vector<Var>& v) { return rnn_step(v[0], v[1], v[2], v[3], t); },
+                                    {normal({B, S, H}, 1), normal({B, H}, 0.5), normal({H, H}, 0.5), normal({H}, 0.5)},
+                                    {.name = "rnn_step at t"});
+      INFO(r.str());
+      CHECK(r.ok);
+      GradcheckReport g = gradcheck([t](const std::vector<Var>& v) { return gru_step(v[0], v[1], v[2], v[3], t); },
+                                    {normal({B, S, 3 * H}, 1), normal({B, H}, 0.5), normal({3 * H, H}, 0.5),
+                                     normal({3 * H}, 0.5)},
+                                    {.name = "gru_step at t"});
+      INFO(g.str());
+      CHECK(g.ok);
+      GradcheckReport l = gradcheck(
+          [t](const std::vector<Var>& v) { return lstm_step(v[0], v[1], v[2], v[3], v[4], t); },
+          {normal({B, S, 4 * H}, 1), normal({B, H}, 0.5), normal({B, H}, 0.5), normal({4 * H, H}, 0.5),
+           normal({4 * H}, 0.5)},
+          {.name = "lstm_step at t"});
+      INFO(l.str());
+      CHECK(l.ok);
+    }
+    Var h(Tensor::zeros({B, H})), w(Tensor::zeros({3 * H, H})), b(Tensor::zeros({3 * H}));
+    CHECK_THROWS_WITH_AS(gru_step(Var(Tensor::zeros({B, S, 3 * H})), h, w, b, S), doctest::Contains("at step 3"), Error);
+  }
+
   TEST_CASE("a fused step is one graph node, and none under no-grad") {
     Generator gen(23);
     GRUCell cell(3, 5, gen);
