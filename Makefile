@@ -88,12 +88,13 @@ $(BUILD)/obj/%.o: %.cpp
 # A kernel set's objects. Built for instructions the processor may lack, they must not define code
 # that other files share (an inline function of a header, emitted once as a weak symbol): the
 # linker could keep this copy, and a program would run AVX-512 code where its processor has none.
-# nm checks that each defines only its own set's functions.
+# nm checks that each defines no weak function (W) outside its own set's namespace. Weak data (V:
+# the typeinfo objects clang's -fsanitize=function emits, say) holds no instructions and may be shared.
 define kernel_set_rule
 $(BUILD)/obj/tensor/%.$(1).o: tensor/%.cpp
 	@mkdir -p $$(dir $$@)
 	$$(CXX) $$(BASEFLAGS) $$(filter-out -march=% -mtune=%,$$(CXXFLAGS)) $$(KERNEL_FLAGS_$(1)) -DHEED_KERNEL_SET=$(1) -c $$< -o $$@
-	@shared=$$$$(nm -C --defined-only $$@ | grep -E ' [WVu] ' | grep -v 'heed::kernel_set::$(1)::'); \
+	@shared=$$$$(nm -C --defined-only $$@ | grep -E ' [Ww] ' | grep -v 'heed::kernel_set::$(1)::'); \
 	 if [ -n "$$$$shared" ]; then echo "heed: $$@ defines code other files share:" >&2; echo "$$$$shared" >&2; \
 	   rm -f $$@; exit 1; fi
 endef
