@@ -34,7 +34,9 @@ std::vector<real> random_values(Generator& g, int64_t n) {
 }
 
 bool same_bits(const std::vector<real>& a, const std::vector<real>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(real)) == 0;
+  // (An empty vector's data() may be null, which memcmp must not get, even with a size of 0.)
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(real)) == 0);
 }
 
 // Runs f once under each set this processor runs; f returns what the set computed.
