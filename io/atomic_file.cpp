@@ -1,8 +1,12 @@
 #include "io/atomic_file.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -10,25 +14,81 @@
 #include <cstring>
 #include <filesystem>
 
+#include "io/paths.h"
 #include "tensor/tensor.h"  // heed::Error
 
 namespace heed {
 
+namespace {
+
+// The temporary file's name for the file `name`, given its `suffix` ".tmp-PID-N" (process id
+// and counter): ".NAME.tmp-PID-N", with NAME cut short when the whole would exceed the longest
+// name a folder takes (NAME_MAX, 255 bytes on Linux), so any name a user can give has one.
+std::string temp_name(const std::string& name, const std::string& suffix) {
+  const size_t room = NAME_MAX - 1 - suffix.size();
+  return "." + name.substr(0, std::min(name.size(), room)) + suffix;
+}
+
+// The file a write to `path` replaces: `path` with its symlinks followed, so that the link is
+// kept and its target replaced. A dangling link's target is created.
+std::filesystem::path write_target(const std::filesystem::path& path) {
+  std::filesystem::path p = path;
+  for (int hops = 0; hops < 40; ++hops) {  // the kernel's own limit on links followed
+    struct stat st{};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    std::error_code ec;
+    std::filesystem::path to = std::filesystem::read_symlink(p, ec);
+    if (ec) return p;
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return p;
+}
+
+// Removes the temporaries of `name` in `dir` that a process no longer running left behind
+// (a kill -9 during a save): ".NAME.tmp-PID-N" whose PID is not alive. Best effort.
+void remove_stale_temporaries(const std::filesystem::path& dir, const std::string& name) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string file = entry.path().filename().string();
+    size_t tmp = file.rfind(".tmp-");
+    if (tmp == std::string::npos) continue;
+    const std::string suffix = file.substr(tmp);  // ".tmp-PID-N"
+    long long pid = 0, n = 0;
+    char extra = 0;
+    if (std::sscanf(suffix.c_str(), ".tmp-%lld-%lld%c", &pid, &n, &extra) != 2 || pid <= 0) continue;
+    if (file != temp_name(name, suffix) || suffix != ".tmp-" + std::to_string(pid) + "-" + std::to_string(n)) continue;
+    if (pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // may be writing
+    ::unlink(entry.path().c_str());
+  }
+}
+
+}  // namespace
+
 AtomicFile::AtomicFile(const std::string& path, const char* op) : path_(path), op_(op) {
-  std::filesystem::path target(path);
+  std::filesystem::path target = write_target(path);
+  target_ = target.string();
+  check_replaceable(target_, op_);  // names the file itself, the target of a link
   std::filesystem::path dir = target.parent_path().empty() ? "." : target.parent_path();
   dir_ = dir.string();
+  const std::string name = target.filename().string();
+  remove_stale_temporaries(dir, name);
   // Unique per process (the counter is shared by all threads) and across processes (the pid);
   // O_EXCL makes a leftover file from an earlier process with the same pid a retry, not a share.
   static std::atomic<uint64_t> counter{0};
   for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
-    temp_ = (dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                    std::to_string(counter++)))
-                .string();
+    temp_ = (dir / temp_name(name, ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++))).string();
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0 && errno != EEXIST) break;
   }
   if (fd_ < 0) fail("cannot create a temporary file in '" + dir_ + "': " + std::strerror(errno));
+  // The file it replaces keeps its permission bits (a private 0600 checkpoint stays private).
+  struct stat st{};
+  if (::stat(target_.c_str(), &st) == 0 && ::fchmod(fd_, st.st_mode & 07777) != 0) {
+    const int err = errno;
+    ::close(fd_);  // a constructor that throws runs no destructor: clean up here
+    ::unlink(temp_.c_str());
+    fail(std::string("cannot give the temporary file the permissions of the file it replaces: ") + std::strerror(err));
+  }
 }
 
 AtomicFile::~AtomicFile() {
@@ -53,7 +113,7 @@ void AtomicFile::commit(const BeforeRenameHook& before_rename) {
   fd_ = -1;
   if (rc != 0) fail(std::string("cannot close the temporary file: ") + std::strerror(errno));
   if (before_rename) before_rename(temp_);
-  if (std::rename(temp_.c_str(), path_.c_str()) != 0)
+  if (std::rename(temp_.c_str(), target_.c_str()) != 0)
     fail("cannot rename the temporary file over it: " + std::string(std::strerror(errno)));
   committed_ = true;
   // Best effort: persist the rename itself (some file systems refuse to fsync a folder).

@@ -4,6 +4,13 @@
 // the folder is fsynced after the rename when the file system allows. On any failure the target
 // keeps its previous content and the temporary file is removed. Errors are heed::Error naming
 // the operation and the path.
+//
+// What is replaced: only a regular file (a folder, device, FIFO or socket at the path is refused
+// before anything is written); a symlink is followed, so the link stays and its target is
+// replaced; the new file gets the permission bits of the one it replaces. The temporary name
+// is cut to fit the folder's longest name, and temporaries of the same path that a killed
+// process left behind are removed by the next write. (A hard link to the old file keeps the
+// old content: rename gives the path a new inode.)
 #pragma once
 
 #include <cstddef>
@@ -35,7 +42,7 @@ class AtomicFile {
  private:
   [[noreturn]] void fail(const std::string& what) const;
 
-  std::string path_, op_, dir_, temp_;
+  std::string path_, op_, target_, dir_, temp_;  // target_: path_ with its symlinks followed
   int fd_ = -1;
   bool committed_ = false;
 };

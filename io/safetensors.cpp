@@ -1,12 +1,15 @@
 #include "io/safetensors.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <memory>
 #include <set>
@@ -15,6 +18,7 @@
 
 #include "io/atomic_file.h"
 #include "io/json.h"
+#include "io/paths.h"
 
 namespace heed {
 
@@ -84,18 +88,27 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 // Reads a file, or bytes already in memory (then path_ only names them in messages).
 class Reader {
  public:
+  // Opens the file once; its type and size are the open file's (fstat), so they describe the
+  // bytes read even if the path is replaced meanwhile. O_NONBLOCK: opening a FIFO does not wait
+  // for a writer, and the FIFO is then refused as not a regular file.
   explicit Reader(const std::string& path) : path_(path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path_, ec)) fail("is a folder, not a file");
-    if (!std::filesystem::is_regular_file(path_, ec)) fail(ec ? "cannot open: " + ec.message() : "not a regular file");
-    file_size_ = std::filesystem::file_size(path_, ec);
-    if (ec) fail("cannot read its size: " + ec.message());
-    file_.reset(std::fopen(path_.c_str(), "rb"));
-    if (!file_) fail(std::string("cannot open: ") + std::strerror(errno));
+    int fd = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) fail(std::string("cannot open: ") + std::strerror(errno));
+    file_.reset(::fdopen(fd, "rb"));
+    if (!file_) {
+      ::close(fd);
+      fail(std::string("cannot open: ") + std::strerror(errno));
+    }
+    struct stat st{};
+    if (::fstat(fd, &st) != 0) fail(std::string("cannot read its size: ") + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) fail("is a folder, not a file");
+    if (!S_ISREG(st.st_mode)) fail("is " + file_type_name(st.st_mode) + ", not a regular file");
+    file_size_ = static_cast<uint64_t>(st.st_size);
   }
   Reader(std::string_view bytes, const std::string& name) : path_(name), memory_(bytes), file_size_(bytes.size()) {}
 
   [[noreturn]] void fail(const std::string& what) const { throw Error("safetensors: " + path_ + ": " + what); }
+  uint64_t file_size() const { return file_size_; }
 
   Header read_header() {
     if (file_size_ < 8) fail("file is " + std::to_string(file_size_) + " bytes, too short for the 8-byte header size");
@@ -292,9 +305,10 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
   out.commit(before_rename);
 }
 
-SafetensorsFile read_safetensors(const std::string& path) {
+SafetensorsFile read_safetensors(const std::string& path, const SafetensorsHeaderCheck& after_header) {
   Reader reader(path);
   Header h = reader.read_header();
+  if (after_header) after_header(h.metadata, reader.file_size());
   return {std::move(h.metadata), reader.read_data(h)};
 }
 

@@ -50,7 +50,15 @@ struct SafetensorsFile {
 // exactly dtype, shape and data_offsets, with shape x dtype size equal to its byte span; the
 // spans must tile the data section exactly -- no overlap, no gap, no bytes after the last
 // tensor (the format's rule: a file with unaccounted bytes is refused, not guessed at).
-SafetensorsFile read_safetensors(const std::string& path);
+//
+// The file is opened once and every byte comes from that one open file, so a file replaced
+// while it is read (renamed over by another writer) gives the old file whole, never a mix.
+// `after_header`, when given, runs once the header is read and checked and before any tensor
+// data is read, with the metadata and the file's size: a caller can check the metadata there
+// (and throw) before anything is allocated for the tensors.
+using SafetensorsHeaderCheck =
+    std::function<void(const std::map<std::string, std::string>& metadata, uint64_t file_size)>;
+SafetensorsFile read_safetensors(const std::string& path, const SafetensorsHeaderCheck& after_header = {});
 
 // The same as read_safetensors, for the bytes of a file already in memory; `name` stands for
 // the file in error messages.

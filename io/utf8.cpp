@@ -1,5 +1,7 @@
 #include "io/utf8.h"
 
+#include <cstdio>
+
 namespace heed {
 
 // RFC 3629's table of well-formed byte sequences: the second byte's range is narrowed after
@@ -25,6 +27,33 @@ size_t utf8_length(std::string_view s, size_t i, char32_t* code_point) {
     *code_point = cp;
   }
   return n;
+}
+
+std::string terminal_safe(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  char hex[12];
+  for (size_t i = 0; i < s.size();) {
+    char32_t cp = 0;
+    size_t n = utf8_length(s, i, &cp);
+    if (n == 0) {  // not UTF-8: the byte as a number
+      std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned char>(s[i]));
+      out += hex;
+      i += 1;
+      continue;
+    }
+    if (cp < 0x20 || cp == 0x7F) {
+      std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned>(cp));
+      out += hex;
+    } else if (cp >= 0x80 && cp <= 0x9F) {
+      std::snprintf(hex, sizeof hex, "\\u{%02X}", static_cast<unsigned>(cp));
+      out += hex;
+    } else {
+      out.append(s.substr(i, n));
+    }
+    i += n;
+  }
+  return out;
 }
 
 }  // namespace heed

@@ -57,7 +57,11 @@ void save_checkpoint(const Module& m, const std::string& path, const std::map<st
 
 std::map<std::string, std::string> load_checkpoint(Module& m, const std::string& path,
                                                    std::vector<NamedTensor>* training) {
-  SafetensorsFile file = read_safetensors(path);
+  return load_checkpoint(m, read_safetensors(path), path, training);
+}
+
+std::map<std::string, std::string> load_checkpoint(Module& m, SafetensorsFile file, const std::string& path,
+                                                   std::vector<NamedTensor>* training) {
   std::map<std::string, const Tensor*> in_file;
   for (const NamedTensor& t : file.tensors)
     if (!is_training_state(t.name)) in_file[t.name] = &t.value;

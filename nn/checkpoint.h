@@ -31,6 +31,11 @@ void save_checkpoint(const Module& m, const std::string& path, const std::map<st
 // Tensors named kTrainingPrefix... go to `training` when given (and are checked finite too).
 std::map<std::string, std::string> load_checkpoint(Module& m, const std::string& path,
                                                    std::vector<NamedTensor>* training = nullptr);
+// The same for a file already read (read_safetensors); `path` names it in messages. A program
+// that checks the metadata before building the module reads the file once this way, so the
+// metadata and the tensors come from the same bytes.
+std::map<std::string, std::string> load_checkpoint(Module& m, SafetensorsFile file, const std::string& path,
+                                                   std::vector<NamedTensor>* training = nullptr);
 
 // The metadata of a checkpoint, without reading its tensors (the header is fully checked).
 std::map<std::string, std::string> read_checkpoint_metadata(const std::string& path);

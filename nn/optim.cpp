@@ -120,7 +120,9 @@ void Adam::step() {
 }
 
 void Adam::load_state(int64_t steps, std::vector<Tensor> exp_avg, std::vector<Tensor> exp_avg_sq) {
-  if (steps < 0) throw Error("Adam::load_state: steps " + std::to_string(steps) + " is negative");
+  // Up to 2^53: the count stays exact as a double, and step() can add one without overflow.
+  if (steps < 0 || steps > (int64_t{1} << 53))
+    throw Error("Adam::load_state: steps " + std::to_string(steps) + " is outside [0, 2^53]");
   if (exp_avg.size() != params_.size() || exp_avg_sq.size() != params_.size())
     throw Error("Adam::load_state: " + std::to_string(exp_avg.size()) + " and " + std::to_string(exp_avg_sq.size()) +
                 " moments for " + std::to_string(params_.size()) + " parameters");

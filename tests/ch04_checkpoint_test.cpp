@@ -356,9 +356,10 @@ TEST_CASE("checkpoint: a failed save leaves the previous file intact and no temp
   CHECK_THROWS_WITH_AS(write_safetensors(path, {}, {{"k", "\xFF"}}), doctest::Contains("not valid UTF-8"), Error);
   CHECK(slurp(path) == before);
 
-  // The rename fails (the target is a folder): the temporary file is removed.
+  // A folder at the path: refused before a temporary file is made (only regular files are replaced).
   fs::create_directory(dir.path / "folder");
-  CHECK_THROWS_WITH_AS(save_checkpoint(Net(2), dir.file("folder")), doctest::Contains("cannot rename"), Error);
+  CHECK_THROWS_WITH_AS(save_checkpoint(Net(2), dir.file("folder")), doctest::Contains("folder: is a folder; give a file name"),
+                       Error);
   CHECK(fs::is_directory(dir.path / "folder"));
   // No folder to write in.
   CHECK_THROWS_WITH_AS(save_checkpoint(Net(2), dir.file("nowhere/net.safetensors")),

@@ -16,6 +16,7 @@
 
 #include "models/seq2seq.h"
 #include "nn/checkpoint.h"
+#include "tests/chapter_check.h"
 #include "tests/heed_cli.h"
 
 using namespace heed;
@@ -113,9 +114,12 @@ TEST_SUITE("ch04_resume") {
         } else {
           const bool is_int = std::string(c.legs[i].signal) == "INT";
           CHECK(r.status == (is_int ? 130 : 143));
+          // The hint names the program as invoked and repeats the output flags.
+          const std::string hint = build_dir() + "/heed train --resume " + f +
+                                   (c.legs[i].every ? " --checkpoint-every " + std::to_string(c.legs[i].every) : "");
           CHECK(r.err.find(std::string("heed train: ") + (is_int ? "SIGINT" : "SIGTERM") + " at step " +
-                           std::to_string(end) + "/30; saved to " + f + "; resume with: heed train --resume " + f +
-                           "\n") != std::string::npos);
+                           std::to_string(end) + "/30; saved to " + f + "; resume with: " + hint + "\n") !=
+                std::string::npos);
           saved_at = end;
         }
         // Every step a resumed process printed has the uninterrupted run's loss, to the digit.
@@ -278,6 +282,12 @@ TEST_SUITE("ch04_resume") {
     const std::string no_specials = edited("no-specials.st", "src_tokens", "a b c 0 1 2 3 4 5 6 7 8 9");
     const std::string twice = edited("twice.st", "src_tokens", "<pad> <bos> <eos> 0 0 2 3 4 5 6 7 8 9");
     const std::string renamed = edited("renamed.st", "src_tokens", "<pad> <bos> <eos> a b c d e f g h i j");
+    // Crafted numbers (issue 27): each has the range of the flag that set it.
+    const std::string adam_max = edited("adam-max.st", "training.adam_steps", "9223372036854775807");
+    const std::string samples_max = edited("samples-max.st", "eval_samples", "9223372036854775807");
+    const std::string samples_0 = edited("samples-0.st", "eval_samples", "0");
+    const std::string huge_lr = edited("huge-lr.st", "lr", "1e300");
+    const std::string odd_schedule = edited("odd-schedule.st", "schedule", "cosine");
 
     struct Bad {
       std::string args, says;
@@ -302,7 +312,12 @@ TEST_SUITE("ch04_resume") {
         {"train --resume " + no_moment, "the training state has no tensor training.exp_avg.out.bias"},
         {"train --resume " + extra, "its training state holds tensors this model has no parameter for"},
         {"train --resume " + beyond, "it records step 99 of a 6-step run"},
-        {"train --resume " + bad_lr, "metadata 'lr' is 'fast', not a number >= 0"},
+        {"train --resume " + bad_lr, "metadata 'lr' is 'fast', not a number in (0, 10]"},
+        {"train --resume " + adam_max, "metadata 'training.adam_steps': 9223372036854775807 is out of range [0, 100000000]"},
+        {"train --resume " + samples_max, "metadata 'eval_samples': 9223372036854775807 is out of range [1, 1000000]"},
+        {"train --resume " + samples_0, "metadata 'eval_samples': 0 is out of range [1, 1000000]"},
+        {"train --resume " + huge_lr, "metadata 'lr' is '1e300', not a number in (0, 10]"},
+        {"train --resume " + odd_schedule, "metadata 'schedule' is 'cosine', not linear or constant"},
         {"train --resume " + bad_steps, "metadata 'steps': '12abc' is not a whole number"},
         {"train --resume " + negative_step, "metadata 'training.step': -3 is out of range [0, "},
         {"train --resume " + few_tokens, "metadata 'tgt_tokens' holds 4 tokens; the model's vocabulary has 13"},

@@ -58,7 +58,10 @@ TEST_SUITE("ch04_training_state") {
     for (size_t i = 0; i < 2; ++i) CHECK(a.parameters()[i].value().to_vector() == c.parameters()[i].value().to_vector());
 
     auto moments = oa.exp_avg();
-    CHECK_THROWS_WITH_AS(oc.load_state(-1, moments, oa.exp_avg_sq()), doctest::Contains("steps -1 is negative"), Error);
+    CHECK_THROWS_WITH_AS(oc.load_state(-1, moments, oa.exp_avg_sq()), doctest::Contains("steps -1 is outside [0, 2^53]"), Error);
+    // A crafted count that step() would overflow (issue 27).
+    CHECK_THROWS_WITH_AS(oc.load_state(INT64_MAX, moments, oa.exp_avg_sq()),
+                         doctest::Contains("steps 9223372036854775807 is outside [0, 2^53]"), Error);
     CHECK_THROWS_WITH_AS(oc.load_state(1, {moments[0]}, oa.exp_avg_sq()),
                          doctest::Contains("1 and 2 moments for 2 parameters"), Error);
     auto wrong = moments;

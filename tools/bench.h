@@ -32,5 +32,7 @@ int bench_from(const Args& a);
 // there is one, else argv[0] as main() recorded it.
 void set_program_path(const char* argv0);
 std::string program_path();
+// argv[0] as the user typed it ("heed", "./build/heed"), for commands heed prints to be run.
+std::string program_as_invoked();
 
 }  // namespace heed

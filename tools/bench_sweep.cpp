@@ -21,6 +21,7 @@
 
 #include "io/atomic_file.h"
 #include "io/parse.h"
+#include "io/paths.h"
 #include "tools/bench.h"
 #include "tools/common.h"
 #include "viz/sweep_report.h"
@@ -146,6 +147,8 @@ void report(const std::vector<SweepPoint>& points, const std::string& dim, const
 
 void set_program_path(const char* argv0) { g_argv0 = argv0; }
 
+std::string program_as_invoked() { return g_argv0; }
+
 // This program's own file, for the children: /proc/self/exe resolved (on Linux; so a child is the
 // same build even if the working directory changed), else argv[0].
 std::string program_path() {
@@ -218,8 +221,12 @@ int bench_sweep(const Args& a) {
 int bench_from(const Args& a) {
   if (a.has("--sweep")) throw a.error("--from and --sweep: give one (--from times nothing)");
   const std::string path = a.text("--from", "");
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw a.error("--from " + path + ": is a folder, not a file");
+  check_no_collisions({{"--from", path, false}, {"--svg", a.text("--svg", ""), true}}, "heed bench");
+  try {
+    check_regular_input(path, "--from");  // a FIFO would block the reader forever
+  } catch (const Error& e) {
+    throw a.error(e.what());
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw a.error("--from " + path + ": cannot open: " + std::strerror(errno));
   std::stringstream text;

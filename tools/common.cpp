@@ -1,10 +1,11 @@
 #include "tools/common.h"
 
 #include <cstdio>
-#include <filesystem>
+#include <cstdlib>
 #include <fstream>
 
 #include "io/parse.h"
+#include "io/paths.h"
 #include "nn/checkpoint.h"
 
 namespace heed {
@@ -113,23 +114,32 @@ Vocab file_vocab(const std::string& path, const std::map<std::string, std::strin
 }
 
 LoadedModel load_model(const std::string& path) {
+  check_regular_input(path, "load");  // a FIFO would block the reader forever
   check_safetensors_signature(path);
   LoadedModel out;
-  out.metadata = read_checkpoint_metadata(path);
-  ModelConfig config = checkpoint_config(path, out.metadata);
-  out.src_vocab = file_vocab(path, out.metadata, "src_tokens", config.src_vocab);
-  out.tgt_vocab = file_vocab(path, out.metadata, "tgt_tokens", config.tgt_vocab);
-  out.task = checkpoint_task(path, out.metadata);
-  // A file too small for the model its metadata describes is refused before the model is
-  // built: lying metadata must not make heed allocate (F16, the narrowest type, is 2 bytes).
-  std::error_code ec;
-  uint64_t bytes = std::filesystem::file_size(path, ec);
-  if (ec || static_cast<uint64_t>(config.parameter_count()) > bytes / 2)
-    throw Error("load " + path + ": its metadata describes a model of " + std::to_string(config.parameter_count()) +
-                " parameters, more than its " + std::to_string(bytes) + " bytes can hold");
+  ModelConfig config;
+  // One read of one open file: the metadata is checked when the header is in, before anything
+  // is allocated for the tensors, which then come from the same bytes (a file replaced while
+  // heed reads it gives the old checkpoint whole, never its metadata with another's tensors).
+  SafetensorsFile file = read_safetensors(path, [&](const std::map<std::string, std::string>& meta, uint64_t bytes) {
+    out.metadata = meta;
+    config = checkpoint_config(path, out.metadata);
+    out.src_vocab = file_vocab(path, out.metadata, "src_tokens", config.src_vocab);
+    out.tgt_vocab = file_vocab(path, out.metadata, "tgt_tokens", config.tgt_vocab);
+    out.task = checkpoint_task(path, out.metadata);
+    // A file too small for the model its metadata describes is refused before the model is
+    // built: lying metadata must not make heed allocate (F16, the narrowest type, is 2 bytes).
+    if (static_cast<uint64_t>(config.parameter_count()) > bytes / 2)
+      throw Error("load " + path + ": its metadata describes a model of " + std::to_string(config.parameter_count()) +
+                  " parameters, more than its " + std::to_string(bytes) + " bytes can hold");
+    // Test hook (tests/file_safety_cli_test.cpp): HEED_TEST_REPLACE_IN_LOAD=FILE renames FILE
+    // over `path` here, between the header and the tensors, as a --checkpoint-every writer
+    // racing this reader would.
+    if (const char* other = std::getenv("HEED_TEST_REPLACE_IN_LOAD")) std::rename(other, path.c_str());
+  });
   Generator gen(0);  // the weights are about to be replaced
   out.model = std::make_unique<Seq2Seq>(config, gen);
-  load_checkpoint(*out.model, path, &out.training);
+  load_checkpoint(*out.model, std::move(file), path, &out.training);
   return out;
 }
 

@@ -38,6 +38,7 @@ struct TrainPlan {
   std::string resume;          // --resume F: continue the run saved in F (tools/train_state.h)
   std::string load;            // --load F: a new run from F's weights
   int64_t resumed_step = 0;    // --resume: the step F reached
+  int64_t recorded_steps = 0;  // --resume: the --steps F recorded (opt.steps may raise it)
   int64_t checkpoint_every = 0;  // also save every N steps (0: only at the end and on a signal)
   bool weights_only = false;   // the final save holds no training state
   WatchPlan watch;  // --watch, --film, --watch-every

@@ -8,6 +8,8 @@
 
 #include "io/atomic_file.h"
 #include "io/json.h"
+#include "io/paths.h"
+#include "io/utf8.h"
 #include "models/beam.h"
 #include "models/train.h"
 #include "tools/common.h"
@@ -104,6 +106,10 @@ int cmd_predict(const std::vector<std::string>& argv) {
   if (!a.has("--load")) throw a.error("--load FILE is required");
   if (a.positional().empty()) throw a.error("give the source tokens, e.g. heed predict --load m.safetensors \"3 1 4 1 5\"");
   const int64_t beam = a.integer("--beam", 1, 1, 100);
+  check_no_collisions({{"--load", a.text("--load", ""), false},
+                       {"--svg", a.text("--svg", ""), true},
+                       {"--html", a.text("--html", ""), true}},
+                      "heed predict");
   for (const char* flag : {"--svg", "--html"}) {
     std::error_code ec;
     std::string path = a.text(flag, "");
@@ -111,6 +117,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
       throw a.error(std::string(flag) + " " + path + ": is a folder; give a file name, e.g. " +
                     (std::filesystem::path(path) / (flag == std::string("--svg") ? "attention.svg" : "attention.html"))
                         .string());
+    if (!path.empty()) check_writable(path);  // a device or FIFO there is refused before any work
   }
   LoadedModel m = load_model(a.text("--load", ""));
   if (a.has("--svg") && m.model->config().kind() == ModelKind::kPlain) throw a.error("--svg: the plain model has no attention to draw");
@@ -142,22 +149,24 @@ int cmd_predict(const std::vector<std::string>& argv) {
   // Beam 1 is greedy decoding exactly (tests/ch11_beam_test.cpp), so one path serves both.
   std::vector<Hypothesis> hyps = beam_search(*m.model, src, beam, max_steps);
   const Hypothesis& best = hyps.front();
-  std::vector<std::string> output, source;
+  std::vector<std::string> output, source, shown_output, shown_source;  // shown_: for the terminal
   for (int64_t id : src) source.push_back(sv.token(id));
   for (int64_t id : best.tokens) output.push_back(tv.token(id));
+  for (const std::string& t : source) shown_source.push_back(terminal_safe(t));
+  for (const std::string& t : output) shown_output.push_back(terminal_safe(t));
   const std::vector<std::vector<real>>& attention = best.attention;
   auto words = [&](const std::vector<int64_t>& ids) {
     std::string text;
     for (int64_t id : ids)
       if (id != Vocab::kEos) text += (text.empty() ? "" : " ") + tv.token(id);
-    return text;
+    return terminal_safe(text);
   };
-  std::printf("source: %s\noutput: %s\n", a.positional()[0].c_str(), words(best.tokens).c_str());
+  std::printf("source: %s\noutput: %s\n", terminal_safe(a.positional()[0]).c_str(), words(best.tokens).c_str());
   if (beam > 1) {
     std::printf("\nbeam %lld, best first (score = log_prob / tokens, <eos> counted):\n", static_cast<long long>(beam));
     std::printf("rank     score   log_prob  output\n");
     for (size_t i = 0; i < hyps.size(); ++i)
-      std::printf("%4zu  %8.4f  %9.4f  %s%s\n", i + 1, hyps[i].score, hyps[i].log_prob, tv.decode(hyps[i].tokens).c_str(),
+      std::printf("%4zu  %8.4f  %9.4f  %s%s\n", i + 1, hyps[i].score, hyps[i].log_prob, terminal_safe(tv.decode(hyps[i].tokens)).c_str(),
                   hyps[i].finished ? "" : "  (no <eos>)");
   }
   // The picture says what it shows: "reverse: additive attention (gru, bidirectional encoder)".
@@ -165,7 +174,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
   const std::string title = m.task->name() + ": " + model_name + " attention (" + mc.cell +
                             (mc.bidirectional ? ", bidirectional encoder" : "") + ")";
   if (!attention.empty()) {
-    std::printf("\n%s", terminal_heatmap(source, output, attention, stdout_is_terminal()).c_str());
+    std::printf("\n%s", terminal_heatmap(shown_source, shown_output, attention, stdout_is_terminal()).c_str());
     if (a.has("--svg")) {
       write_text_file(a.text("--svg", ""), svg_heatmap(source, output, attention, title));
       std::printf("wrote %s\n", a.text("--svg", "").c_str());

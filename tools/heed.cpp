@@ -1,12 +1,14 @@
 // heed: train, evaluate and query the seq2seq models of docs/models.md from the command line.
 // Every user mistake ends as one line on stderr and exit status 2.
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
 #include <string>
 #include <vector>
 
+#include "io/utf8.h"
 #include "tensor/kernels.h"
 #include "tools/bench.h"
 #include "tools/common.h"
@@ -35,6 +37,9 @@ const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write past the file-size limit (ulimit -f) is the write error EFBIG, which the writer
+  // reports with the old file intact, instead of a signal that kills heed mid-save.
+  std::signal(SIGXFSZ, SIG_IGN);
   heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
   heed::set_program_path(argv[0]);  // for heed bench --sweep's child runs
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -67,6 +72,7 @@ int main(int argc, char** argv) {
     std::string msg = e.what();
     for (char& c : msg)
       if (c == '\n') c = ' ';
+    msg = heed::terminal_safe(msg);  // names from files and arguments may hold escape sequences
     if (msg.rfind(command + ": ", 0) == 0) msg = "heed " + msg;  // "train: step 4: ..."
     else if (msg.rfind("heed ", 0) != 0) msg = "heed " + command + ": " + msg;
     std::fprintf(stderr, "%s\n", msg.c_str());

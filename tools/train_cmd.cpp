@@ -10,7 +10,9 @@
 
 #include "io/atomic_file.h"
 #include "io/json.h"
+#include "io/paths.h"
 #include "io/safetensors.h"
+#include "io/utf8.h"
 #include "models/train.h"
 #include "nn/checkpoint.h"
 #include "tools/common.h"
@@ -46,8 +48,9 @@ const char* kHelp =
     "  --seed N                  seed of the weights and the data (1)\n"
     "  --eval-samples N          held-out sequences scored at the end (500)\n"
     "  --save FILE               write the trained model (safetensors) to FILE, with the training\n"
-    "                            state that --resume needs; on SIGINT (Ctrl-C) or SIGTERM, save the\n"
-    "                            run at the end of the current step and exit (status 130 or 143)\n"
+    "                            state that --resume needs; on SIGINT (Ctrl-C), SIGTERM, SIGHUP (a\n"
+    "                            closed terminal) or SIGPIPE (a closed pipe), save the run at the end\n"
+    "                            of the current step and exit (status 128 + the signal: 130, 143, 129, 141)\n"
     "  --checkpoint-every N      also save FILE every N steps (a kill -9 loses at most N steps)\n"
     "  --weights-only            the final save holds the weights alone (smaller; --resume refuses it)\n"
     "  --resume FILE             continue the run saved in FILE with its settings, to its --steps\n"
@@ -164,6 +167,14 @@ int cmd_train(const std::vector<std::string>& argv) {
   }
   if (plan.checkpoint_every > 0 && plan.save.empty())
     throw Error("heed train: --checkpoint-every needs --save FILE (where to save)");
+  // No output may destroy an input or another output; the checkpoint may replace the one the
+  // run resumed or started from (that is --resume's own default).
+  const char* save_flag = !plan.resume.empty() && plan.save == plan.resume ? "--resume" : "--save";
+  check_no_collisions({{save_flag, plan.save, true, true},
+                       {"--film", plan.watch.film, true, false},
+                       {"--resume", plan.resume, false, true},
+                       {"--load", plan.load, false, true}},
+                      "heed train");
   // A run that cannot save should fail now, not after training.
   if (!plan.save.empty()) {
     std::error_code ec;
@@ -175,6 +186,18 @@ int cmd_train(const std::vector<std::string>& argv) {
     } catch (const Error& e) {
       throw Error(std::string("heed train: --save: ") + e.what());
     }
+    // A new run saved over another run's training checkpoint: say which run it replaces.
+    if (plan.resume.empty() && std::filesystem::is_regular_file(plan.save, ec)) {
+      try {
+        const std::map<std::string, std::string> old = read_checkpoint_metadata(plan.save);
+        if (old.count("training.step") && old.count("steps") && old.count("task") && old.count("model"))
+          std::printf("replacing %s, the training checkpoint of a run (model %s, task %s) at step %s of %s\n",
+                      plan.save.c_str(), terminal_safe(old.at("model")).c_str(), terminal_safe(old.at("task")).c_str(),
+                      terminal_safe(old.at("training.step")).c_str(), terminal_safe(old.at("steps")).c_str());
+      } catch (const Error&) {
+        // Not a checkpoint: nothing to say about it.
+      }
+    }
   }
   const ModelConfig& config = plan.config;
   const TrainOptions& opt = plan.opt;
@@ -183,6 +206,7 @@ int cmd_train(const std::vector<std::string>& argv) {
   const std::string& save = plan.save;
   std::unique_ptr<Watcher> watcher;  // --watch, --film
   if (plan.watch.any()) watcher = std::make_unique<Watcher>(plan.watch, *task, config, opt, seed);
+  if (watcher && !plan.resume.empty()) watcher->continue_film(plan.resumed_step);  // never replace its frames
 
   LoadedModel run = make_run_model(plan);
   Seq2Seq& model = *run.model;
@@ -202,6 +226,22 @@ int cmd_train(const std::vector<std::string>& argv) {
   if (!plan.resume.empty())
     std::printf("resuming %s at step %lld\n", plan.resume.c_str(), static_cast<long long>(trainer.steps_done()));
   if (!plan.load.empty()) std::printf("starting from the weights of %s\n", plan.load.c_str());
+  const bool finished = !plan.resume.empty() && trainer.done();
+  if (finished)
+    std::printf("%s is a finished run (step %lld of %lld): nothing left to train; give --steps above %lld to "
+                "train on\n",
+                plan.resume.c_str(), static_cast<long long>(trainer.steps_done()), static_cast<long long>(opt.steps),
+                static_cast<long long>(opt.steps));
+  if (!plan.resume.empty() && opt.steps > plan.recorded_steps && opt.schedule == "linear") {
+    TrainOptions before = opt;
+    before.steps = plan.recorded_steps;
+    const int64_t at = trainer.steps_done();
+    std::printf("--steps raised from %lld to %lld: the linear schedule now decays the rate to 0 at step %lld, so at "
+                "step %lld it is %.6g (it was %.6g)\n",
+                static_cast<long long>(plan.recorded_steps), static_cast<long long>(opt.steps),
+                static_cast<long long>(opt.steps), static_cast<long long>(at), scheduled_lr(opt, at),
+                scheduled_lr(before, at));
+  }
   std::fflush(stdout);
   Reporter reporter(opt.steps, trainer.steps_done());
   // Test hook (tests/reliability_test.cpp): HEED_TEST_NAN_AFTER_STEP=k turns one weight into NaN
@@ -215,23 +255,41 @@ int cmd_train(const std::vector<std::string>& argv) {
     if (!watcher || !watcher->draws_progress()) reporter(p);
     if (p.step == poison) model.named_parameters().back().second.value()[0] = std::nan("");
   };
+  // The film is optional: when it cannot be written, the run (already saved) is not lost; the
+  // failure is reported and the exit status is 2.
+  auto finish_film = [&]() -> int {
+    if (!watcher) return 0;
+    try {
+      watcher->finish();
+      return 0;
+    } catch (const Error& e) {
+      std::fprintf(stderr, "heed train: --film: %s%s\n", e.what(),
+                   save.empty() ? "" : ("; the run itself is saved to " + save).c_str());
+      return 2;
+    }
+  };
+  int film_status = 0;
   TrainResult r;
   {
-    RunGuard guard(plan, model, trainer);  // SIGINT, SIGTERM and --checkpoint-every
+    RunGuard guard(plan, model, trainer);  // SIGINT, SIGTERM, SIGHUP, SIGPIPE and --checkpoint-every
     auto start = std::chrono::steady_clock::now();
     while (!trainer.done()) {
       Progress p = trainer.step();
       report(p);
-      if (int status = guard.after_step()) {
-        if (watcher) watcher->finish();  // the film so far, with the run that stopped
+      if (int status = guard.after_step()) {  // saved (with --save); then the film so far
+        finish_film();
         return status;
       }
     }
-    if (watcher) watcher->finish();
     r.losses = trainer.recent_losses();
     r.target_tokens = trainer.target_tokens();
     r.seconds = std::chrono::duration<real>(std::chrono::steady_clock::now() - start).count();
-    if (int status = guard.finish()) return status;  // the final save, before the held-out score
+    // The checkpoint first, then the film: an optional output never costs the run.
+    if (int status = guard.finish()) {
+      finish_film();
+      return status;
+    }
+    film_status = finish_film();
   }
 
   int64_t tail = std::min<int64_t>(50, static_cast<int64_t>(r.losses.size()));
@@ -240,8 +298,11 @@ int cmd_train(const std::vector<std::string>& argv) {
   loss = tail > 0 ? loss / static_cast<real>(tail) : std::nan("");  // NaN: no step was taken
   Accuracy acc = evaluate_held_out(model, *task, eval_samples, static_cast<uint64_t>(seed) + 7777777);
   real tokens_per_second = r.seconds > 0 ? r.target_tokens / r.seconds : 0;
-  std::printf("trained in %s (%.0f target tokens/s); loss %.4f\n", format_duration(r.seconds).c_str(),
-              tokens_per_second, loss);
+  if (finished)  // nothing was trained: the loss is the run's, as it ended
+    std::printf("the run was already complete; loss %.4f\n", loss);
+  else
+    std::printf("trained in %s (%.0f target tokens/s); loss %.4f\n", format_duration(r.seconds).c_str(),
+                tokens_per_second, loss);
   std::printf("held-out: exact %.3f, token %.3f (%lld sequences)\n", acc.exact(), acc.token(),
               static_cast<long long>(acc.n));
   if (!save.empty()) std::printf("saved to %s\n", save.c_str());
@@ -258,7 +319,7 @@ int cmd_train(const std::vector<std::string>& argv) {
                            {"tokens_per_second", tokens_per_second}});
     std::printf("%s\n", j.dump().c_str());
   }
-  return 0;
+  return film_status;
 }
 
 }  // namespace heed

@@ -7,9 +7,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "io/parse.h"
 #include "nn/checkpoint.h"
+#include "tools/bench.h"  // program_as_invoked
 #include "tools/watch.h"
 
 namespace heed {
@@ -35,16 +37,26 @@ std::string meta_text(const std::string& path, const std::map<std::string, std::
   return it->second;
 }
 
-int64_t meta_int(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key) {
-  return parse_int64(meta_text(path, meta, key), "train: --resume " + path + ": metadata '" + key + "'", 0);
+// Every number of the metadata has the range of the flag that set it (a checkpoint is a file
+// users exchange, and a crafted one must not overflow a counter or evaluate forever).
+constexpr int64_t kMaxSteps = 100000000;  // --steps, --checkpoint-every
+
+int64_t meta_int(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key,
+                 int64_t lo = 0, int64_t hi = std::numeric_limits<int64_t>::max()) {
+  return parse_int64(meta_text(path, meta, key), "train: --resume " + path + ": metadata '" + key + "'", lo, hi);
 }
 
-real meta_real(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key) {
+// A real in [lo, hi] (lo itself excluded when open_lo).
+real meta_real(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key,
+               double lo, double hi, bool open_lo) {
   std::string s = meta_text(path, meta, key);
   char* end = nullptr;
   double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || *end != '\0' || !std::isfinite(v) || v < 0)
-    throw Error("train: --resume " + path + ": metadata '" + key + "' is '" + s + "', not a number >= 0");
+  if (s.empty() || *end != '\0' || !std::isfinite(v) || v < lo || (open_lo && v == lo) || v > hi) {
+    char range[64];
+    std::snprintf(range, sizeof range, "%s%g, %g]", open_lo ? "(" : "[", lo, hi);
+    throw Error("train: --resume " + path + ": metadata '" + key + "' is '" + s + "', not a number in " + range);
+  }
   return static_cast<real>(v);
 }
 
@@ -58,16 +70,30 @@ std::string shell_word(const std::string& s) {
   return out + "'";
 }
 
-volatile std::sig_atomic_t g_signal = 0;  // the first SIGINT or SIGTERM received
+volatile std::sig_atomic_t g_signal = 0;  // the first of kStopSignals received
 
 extern "C" void note_signal(int sig) {
   if (g_signal == 0) g_signal = sig;
 }
 
-struct sigaction g_old_int, g_old_term;
+// The signals that end a run with a save: Ctrl-C, kill, a closed terminal (SIGHUP) and a closed
+// pipe on stdout or stderr (SIGPIPE: `heed train ... | head`, whose writes then fail quietly).
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+constexpr int kNumStopSignals = sizeof kStopSignals / sizeof kStopSignals[0];
+struct sigaction g_old[kNumStopSignals];
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGPIPE: return "SIGPIPE";
+    default: return "a signal";
+  }
+}
 
 // Test hook (tests/ch04_resume_test.cpp): HEED_TEST_SIGNAL=NAME@K sends this process the
-// signal NAME (INT, TERM or KILL) at the end of step K, as a user or a scheduler would, so a
+// signal NAME (INT, TERM, HUP, PIPE or KILL) at the end of step K, as a user or a scheduler would, so a
 // test can interrupt a run at a chosen step; HEED_TEST_SIGNAL_IN_SAVE=1 sends a second SIGINT
 // from inside the save, after the temporary file is written and before it is renamed.
 void test_signal(int64_t step) {
@@ -77,7 +103,8 @@ void test_signal(int64_t step) {
   size_t at = spec.find('@');
   if (at == std::string::npos || std::atoll(spec.c_str() + at + 1) != step) return;
   std::string name = spec.substr(0, at);
-  int sig = name == "INT" ? SIGINT : name == "TERM" ? SIGTERM : name == "KILL" ? SIGKILL : 0;
+  int sig = name == "INT" ? SIGINT : name == "TERM" ? SIGTERM : name == "HUP" ? SIGHUP : name == "PIPE" ? SIGPIPE
+            : name == "KILL" ? SIGKILL : 0;
   if (sig) ::kill(::getpid(), sig);
 }
 
@@ -110,18 +137,21 @@ TrainPlan plan_from_checkpoint(const Args& a) {
   plan.task = checkpoint_task(path, meta);
   plan.config = config;
   plan.seed = meta_int(path, meta, "seed");
-  plan.resumed_step = meta_int(path, meta, kStep);
+  plan.resumed_step = meta_int(path, meta, kStep, 0, kMaxSteps);
   TrainOptions& opt = plan.opt;
-  opt.steps = meta_int(path, meta, "steps");
-  opt.batch = meta_int(path, meta, "batch");
-  opt.lr = meta_real(path, meta, "lr");
+  opt.steps = meta_int(path, meta, "steps", 0, kMaxSteps);
+  opt.batch = meta_int(path, meta, "batch", 1, 100000);
+  opt.lr = meta_real(path, meta, "lr", 0, 10, true);
   opt.schedule = meta_text(path, meta, "schedule");
-  opt.clip = meta_real(path, meta, "clip");
+  if (opt.schedule != "linear" && opt.schedule != "constant")
+    throw a.error("--resume " + path + ": metadata 'schedule' is '" + opt.schedule + "', not linear or constant");
+  opt.clip = meta_real(path, meta, "clip", 0, 1e6, false);
   opt.seed = static_cast<uint64_t>(plan.seed) + 1000003;  // as parse_train_flags
-  plan.eval_samples = meta_int(path, meta, "eval_samples");
+  plan.eval_samples = meta_int(path, meta, "eval_samples", 1, 1000000);  // as --eval-samples
   if (plan.resumed_step > opt.steps)
     throw a.error("--resume " + path + ": it records step " + std::to_string(plan.resumed_step) + " of a " +
                   std::to_string(opt.steps) + "-step run");
+  plan.recorded_steps = opt.steps;
   opt.steps = a.integer("--steps", opt.steps, 0, 100000000);
   if (opt.steps < plan.resumed_step)
     throw a.error("--steps " + std::to_string(opt.steps) + " is below step " + std::to_string(plan.resumed_step) +
@@ -183,8 +213,11 @@ LoadedModel make_run_model(const TrainPlan& plan) {
   if (!plan.load.empty() && (run.src_vocab.tokens() != plan.task->src_vocab().tokens() ||
                              run.tgt_vocab.tokens() != plan.task->tgt_vocab().tokens()))
     throw Error("train: --load " + path + ": the model's vocabularies are not task " + plan.task->name() + "'s");
-  if (run.model->config().to_metadata() != plan.config.to_metadata())
-    throw Error("train: " + path + " changed while heed read it");  // its header was read twice
+  // The plan was made from a first read of the header; a file replaced since (a run saving
+  // every N steps into it) would mix that plan with another state: refused, to be run again.
+  if (run.model->config().to_metadata() != plan.config.to_metadata() ||
+      (!plan.resume.empty() && meta_int(path, run.metadata, kStep) != plan.resumed_step))
+    throw Error("train: " + path + " changed while heed read it; give the command again");
   return run;
 }
 
@@ -201,8 +234,8 @@ void restore_run(const TrainPlan& plan, const LoadedModel& run, Trainer& trainer
     return *it->second;
   };
   TrainingState s;
-  s.step = meta_int(path, meta, kStep);
-  s.adam_steps = meta_int(path, meta, kAdamSteps);
+  s.step = meta_int(path, meta, kStep, 0, kMaxSteps);
+  s.adam_steps = meta_int(path, meta, kAdamSteps, 0, kMaxSteps);
   s.data_generator = meta_text(path, meta, kDataGenerator);
   if (meta.count(kDropoutGenerator)) s.dropout_generator = meta_text(path, meta, kDropoutGenerator);
   for (const auto& [name, p] : run.model->named_parameters()) {
@@ -256,8 +289,7 @@ RunGuard::RunGuard(const TrainPlan& plan, const Seq2Seq& model, const Trainer& t
   struct sigaction sa = {};
   sa.sa_handler = note_signal;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &g_old_int);
-  sigaction(SIGTERM, &sa, &g_old_term);
+  for (int i = 0; i < kNumStopSignals; ++i) sigaction(kStopSignals[i], &sa, &g_old[i]);
 }
 
 RunGuard::~RunGuard() { restore_handlers(); }
@@ -265,8 +297,7 @@ RunGuard::~RunGuard() { restore_handlers(); }
 void RunGuard::restore_handlers() {
   if (!installed_) return;
   installed_ = false;
-  sigaction(SIGINT, &g_old_int, nullptr);
-  sigaction(SIGTERM, &g_old_term, nullptr);
+  for (int i = 0; i < kNumStopSignals; ++i) sigaction(kStopSignals[i], &g_old[i], nullptr);
 }
 
 int RunGuard::after_step() {
@@ -287,13 +318,26 @@ int RunGuard::finish() {
   if (!g_signal) return 0;
   // Came during the final save, which completed: the file holds the finished run.
   if (tty_) std::fputc('\n', stderr);
-  std::fprintf(stderr, "heed train: %s at the end of the run; saved to %s\n", g_signal == SIGINT ? "SIGINT" : "SIGTERM",
-               plan_.save.c_str());
+  std::fprintf(stderr, "heed train: %s at the end of the run; saved to %s\n", signal_name(g_signal), plan_.save.c_str());
   return 128 + g_signal;
 }
 
+// The command that continues the run: the program as it was invoked, --resume, and the flags
+// of this run's outputs (the file of --resume may change only them, and a film is continued).
+std::string RunGuard::resume_command() const {
+  std::string cmd = shell_word(program_as_invoked()) + " train --resume " + shell_word(plan_.save);
+  if (plan_.watch.watch) cmd += " --watch";
+  if (!plan_.watch.film.empty()) cmd += " --film " + shell_word(plan_.watch.film);
+  if (plan_.watch.any() && plan_.watch.every != kDefaultWatchEvery)
+    cmd += " --watch-every " + std::to_string(plan_.watch.every);
+  if (plan_.checkpoint_every > 0) cmd += " --checkpoint-every " + std::to_string(plan_.checkpoint_every);
+  if (plan_.weights_only) cmd += " --weights-only";
+  if (plan_.json) cmd += " --json";
+  return cmd;
+}
+
 int RunGuard::interrupted(int sig) {
-  const char* name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+  const char* name = signal_name(sig);
   const std::string at = "heed train: " + std::string(name) + " at step " + std::to_string(trainer_.steps_done()) +
                          "/" + std::to_string(plan_.opt.steps);
   if (tty_) std::fputc('\n', stderr);  // past the progress bar
@@ -301,8 +345,7 @@ int RunGuard::interrupted(int sig) {
     std::fprintf(stderr, "%s; nothing saved (give --save FILE to keep a run that is interrupted)\n", at.c_str());
   } else {
     save_run(plan_, model_, trainer_, plan_.save, false);
-    std::fprintf(stderr, "%s; saved to %s; resume with: heed train --resume %s\n", at.c_str(), plan_.save.c_str(),
-                 shell_word(plan_.save).c_str());
+    std::fprintf(stderr, "%s; saved to %s; resume with: %s\n", at.c_str(), plan_.save.c_str(), resume_command().c_str());
   }
   std::fflush(stderr);
   return 128 + sig;

@@ -1,8 +1,8 @@
 // heed train's runs that survive an interruption: the run's settings and its training state
 // (Adam's moments and step count, the step reached, the data generator, the last losses) saved
 // beside the weights, read back by --resume so that the continued run computes the same bits
-// as one that never stopped; --load's weights for a new run; SIGINT and SIGTERM turned into a
-// save at the end of the current step. The command-line half of models/train.h's Trainer.
+// as one that never stopped; --load's weights for a new run; SIGINT, SIGTERM, SIGHUP and
+// SIGPIPE turned into a save at the end of the current step. The command-line half of models/train.h's Trainer.
 #pragma once
 
 #include <map>
@@ -33,8 +33,9 @@ void restore_run(const TrainPlan& plan, const LoadedModel& run, Trainer& trainer
 void save_run(const TrainPlan& plan, const Seq2Seq& model, const Trainer& trainer, const std::string& path,
               bool weights_only);
 
-// Catches SIGINT and SIGTERM while it lives (the handler only notes the signal; a second one
-// during a save is noted too, so the save completes: F is never left half-written) and saves
+// Catches SIGINT, SIGTERM, SIGHUP and SIGPIPE while it lives (the handler only notes the
+// signal; a second one during a save is noted too, so the save completes: F is never left
+// half-written) and saves
 // every plan.checkpoint_every steps.
 class RunGuard {
  public:
@@ -45,7 +46,7 @@ class RunGuard {
 
   // Call after every step. Saves when a checkpoint is due; after a signal, saves (with --save),
   // prints one line -- the step reached, where it was saved, the command that resumes it -- and
-  // returns the exit status 128 + signal (130 for SIGINT, 143 for SIGTERM); 0 to go on.
+  // returns the exit status 128 + signal (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP, 141 for SIGPIPE); 0 to go on.
   int after_step();
   // The run is done: the final save (with --save), then the previous handlers are back. A
   // signal that came during that save gives its status as after_step does.
@@ -53,6 +54,7 @@ class RunGuard {
 
  private:
   int interrupted(int sig);
+  std::string resume_command() const;
   void restore_handlers();
 
   const TrainPlan& plan_;

@@ -8,8 +8,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 #include "io/atomic_file.h"
+#include "io/paths.h"
 #include "tools/common.h"  // format_duration
 #include "viz/heatmap.h"
 #include "viz/svg.h"
@@ -78,6 +81,28 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
                   " --steps " + std::to_string(opt.steps) + " --seed " + std::to_string(seed) + "; a snapshot every " +
                   std::to_string(plan.every) + " steps; exact accuracy on " + std::to_string(kWatchHeldOut) +
                   " held-out sources";
+}
+
+void Watcher::continue_film(int64_t step) {
+  std::error_code ec;
+  if (plan_.film.empty() || !std::filesystem::exists(plan_.film, ec)) return;  // a new film
+  const std::string refused = "heed train: --film " + plan_.film + ": the file exists and ";
+  Film earlier;
+  try {
+    check_regular_input(plan_.film, "read");
+    std::ifstream in(plan_.film, std::ios::binary);
+    earlier = read_film(std::string(std::istreambuf_iterator<char>(in), {}));
+  } catch (const Error& e) {
+    throw Error(refused + "is not a film heed can continue (" + e.what() + "); give another file name");
+  }
+  Film& film = maker_.film();
+  if (earlier.source != film.source || earlier.reference != film.reference)
+    throw Error(refused + "films another example; give another file name");
+  std::erase_if(earlier.frames, [&](const FilmFrame& f) { return f.step >= step; });  // retaken from here on
+  film.frames = std::move(earlier.frames);
+  if (!film.frames.empty())
+    std::printf("continuing the film %s (%zu snapshots, to step %lld)\n", plan_.film.c_str(), film.frames.size(),
+                static_cast<long long>(film.frames.back().step));
 }
 
 void Watcher::start(const Seq2Seq& model, int64_t step) {

@@ -44,6 +44,10 @@ class Watcher {
   // heed::Error when the film cannot be written (checked now, before training).
   Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& config, const TrainOptions& opt,
           int64_t seed);
+  // --resume: a --film file that exists is continued, its snapshots before `step` (where the
+  // run resumes) kept; heed::Error, before training, when it cannot be read back as a film of
+  // this run's example (it is then left alone, never replaced).
+  void continue_film(int64_t step);
   void start(const Seq2Seq& model, int64_t step = 0);    // the first snapshot (step 0, or where --resume began)
   // A snapshot every N steps and at the last; while it draws on a terminal, also the progress
   // line below the matrix (cut to the terminal's width, so that redrawing in place holds).

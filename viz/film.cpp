@@ -348,4 +348,52 @@ std::string html_film(const Film& film) {
   return o;
 }
 
+Film read_film(const std::string& html) {
+  const std::string open = "var FILM = ";
+  const size_t start = html.find(open), end = html.find("};\n", start == std::string::npos ? 0 : start);
+  if (start == std::string::npos || end == std::string::npos) throw Error("read_film: no film data in the page");
+  const Json data = parse_json(std::string_view(html).substr(start + open.size(), end + 1 - start - open.size()));
+  auto member = [&](const char* key) -> const Json& {
+    const Json* m = data.is_object() ? data.find(key) : nullptr;
+    if (!m) throw Error(std::string("read_film: the film data has no '") + key + "'");
+    return *m;
+  };
+  auto strings = [](const Json& a) {
+    std::vector<std::string> out;
+    for (const Json& e : a.as_array()) out.push_back(e.as_string());
+    return out;
+  };
+  Film film;
+  film.source = strings(member("source"));
+  film.reference = strings(member("reference"));
+  const std::vector<std::string> words = strings(member("words"));
+  const Json::Array &steps = member("steps").as_array(), &loss = member("loss").as_array(),
+                    &exact = member("exact").as_array(), &out = member("out").as_array(), &w = member("w").as_array();
+  const size_t n = steps.size(), S = film.source.size();
+  if (loss.size() != n || exact.size() != n || out.size() != n || w.size() != n)
+    throw Error("read_film: the film data's arrays differ in length");
+  for (size_t k = 0; k < n; ++k) {
+    FilmFrame f;
+    f.step = steps[k].as_int();
+    f.loss = loss[k].is_null() ? NAN : loss[k].as_real();
+    f.exact = exact[k].as_real();
+    for (const Json& i : out[k].as_array()) {
+      const int64_t id = i.as_int();
+      if (id < 0 || id >= static_cast<int64_t>(words.size())) throw Error("read_film: frame " + std::to_string(k) + ": word " + std::to_string(id) + " of " + std::to_string(words.size()));
+      f.output.push_back(words[static_cast<size_t>(id)]);
+    }
+    const Json::Array& flat = w[k].as_array();
+    if (flat.size() != f.output.size() * S)
+      throw Error("read_film: frame " + std::to_string(k) + " has " + std::to_string(flat.size()) + " weights for " +
+                  std::to_string(f.output.size()) + " x " + std::to_string(S));
+    for (size_t t = 0; t < f.output.size(); ++t) {
+      f.weights.emplace_back();
+      for (size_t i = 0; i < S; ++i) f.weights.back().push_back(flat[t * S + i].as_real() / 1000);
+    }
+    film.frames.push_back(std::move(f));
+  }
+  check_film(film);
+  return film;
+}
+
 }  // namespace heed

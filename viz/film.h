@@ -40,4 +40,10 @@ void check_film(const Film& film);
 // 2000-step run of reverse 5-10 filmed every 10 steps takes about 100 kB.
 std::string html_film(const Film& film);
 
+// The frames of a page html_film wrote, read back from its data (so a resumed run can continue
+// its film): steps, losses, accuracies and outputs as written, weights to the thousandth the
+// page keeps. Title and caption are not read. heed::Error when `html` holds no film data or
+// the data does not fit together.
+Film read_film(const std::string& html);
+
 }  // namespace heed

@@ -30,10 +30,18 @@ struct Axis {
   int decimals;
 };
 
+// What an axis can show: values of magnitude up to kChartLimit (svg_line_chart refuses larger
+// ones), and spans down to kChartResolution (a narrower one is drawn as a single value). Within
+// these the steps, tick counts and decimals below are small integers, so converting them to
+// int is defined behaviour; 1e308 and -1e308, or 5e-324 and 0, would not be.
+constexpr real kChartLimit = 1e12;
+constexpr real kChartResolution = 1e-9;
+
 // Covers [lo, hi] with about five steps of 1, 2 or 5 times a power of ten.
+// REQUIRES: |lo|, |hi| <= kChartLimit.
 Axis nice_axis(real lo, real hi) {
-  if (!(hi > lo)) {  // a single value, or no data at all
-    real pad = lo == 0 ? 1 : std::abs(lo) * 0.1;
+  if (!(hi - lo >= kChartResolution)) {  // a single value (to the resolution), or no data at all
+    real pad = lo == 0 ? 1 : std::max(std::abs(lo) * real(0.1), kChartResolution);
     lo -= pad;
     hi += pad;
   }
@@ -107,6 +115,12 @@ std::string svg_line_chart(const std::vector<Series>& series, const std::string&
     longest_name = std::max(longest_name, s.name.size());
     for (std::size_t i = 0; i < s.x.size(); ++i) {
       if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
+      if (std::abs(s.x[i]) > kChartLimit || std::abs(s.y[i]) > kChartLimit) {
+        char point[96];
+        std::snprintf(point, sizeof point, "(%g, %g)", static_cast<double>(s.x[i]), static_cast<double>(s.y[i]));
+        throw Error("svg_line_chart: series '" + s.name + "' has the point " + point + " (point " + std::to_string(i) +
+                    "); a chart draws values within +-1e12");
+      }
       x_lo = std::min(x_lo, s.x[i]);
       x_hi = std::max(x_hi, s.x[i]);
       y_lo = std::min(y_lo, s.y[i]);

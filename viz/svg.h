@@ -43,7 +43,8 @@ struct Series {
 
 // Axes with ticks and labels, a legend, a distinct colour, marker and dash per series (for loss
 // curves, accuracy by length, ...). A point with a non-finite x or y is skipped and the line
-// breaks there.
+// breaks there. A finite value beyond +-1e12 is refused (heed::Error naming the series and the
+// point): no axis can hold it.
 std::string svg_line_chart(const std::vector<Series>& series, const std::string& title,
                            const std::string& x_label, const std::string& y_label);
 
