@@ -5,6 +5,7 @@
 // with a save, and inputs that are not regular files are refused instead of blocking.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -131,6 +132,15 @@ TEST_SUITE("file_safety") {
     CHECK(r.err.find(fifo + ": is a FIFO; heed replaces only regular files") != std::string::npos);
     CHECK(r.out.empty());  // before training
     CHECK(is_fifo(fifo));
+    if (::geteuid() == 0) {  // only root may make a device: a copy of /dev/null, which --save must not replace
+      const std::string device = s.path("null");
+      REQUIRE(::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0);
+      r = s.heed("train " + kTiny + " --steps 2 --save " + device);
+      CHECK(r.status == 2);
+      CHECK(r.err.find(device + ": is a character device; heed replaces only regular files") != std::string::npos);
+      struct stat st{};
+      CHECK((::lstat(device.c_str(), &st) == 0 && S_ISCHR(st.st_mode)));
+    }
     const std::string m = s.path("m.safetensors");
     REQUIRE(s.heed("train " + kTiny + " --steps 2 --save " + m).status == 0);
     r = s.heed("predict --load " + m + " --svg " + fifo + " \"1 2\"");
@@ -270,6 +280,13 @@ TEST_SUITE("file_safety") {
     CHECK(r.status == 2);
     CHECK(r.err.find('\x1b') == std::string::npos);
     CHECK(r.err.find("unknown token '\\x1B]0;title\\x07'") != std::string::npos);
+    // A file name with an escape sequence (legal on disk) is shown escaped.
+    const std::string odd_name = s.path("a\x1b[2Jb.safetensors");
+    r = s.heed("train " + kTiny + " --steps 2 --save \"" + odd_name + "\"");
+    CHECK(r.status == 0);
+    CHECK(fs::exists(odd_name));
+    CHECK(r.out.find('\x1b') == std::string::npos);
+    CHECK(r.out.find("saved to " + s.path("a\\x1B[2Jb.safetensors")) != std::string::npos);
   }
 
   TEST_CASE("resume: the film is continued, the hint repeats the outputs, a finished run and longer runs say so") {

@@ -22,6 +22,7 @@
 #include "io/atomic_file.h"
 #include "io/parse.h"
 #include "io/paths.h"
+#include "io/utf8.h"
 #include "tools/bench.h"
 #include "tools/common.h"
 #include "viz/sweep_report.h"
@@ -139,7 +140,7 @@ void report(const std::vector<SweepPoint>& points, const std::string& dim, const
   std::printf("\n%s", (side_by_side ? sweep_comparison_table(points, dim) : sweep_table(points, dim)).c_str());
   if (!svg.empty()) {
     write_text_file(svg, svg_sweep_chart(points, dim));
-    std::printf("\nwrote %s\n", svg.c_str());
+    std::printf("\nwrote %s\n", terminal_safe(svg).c_str());
   }
 }
 

@@ -166,8 +166,8 @@ int cmd_predict(const std::vector<std::string>& argv) {
     std::printf("\nbeam %lld, best first (score = log_prob / tokens, <eos> counted):\n", static_cast<long long>(beam));
     std::printf("rank     score   log_prob  output\n");
     for (size_t i = 0; i < hyps.size(); ++i)
-      std::printf("%4zu  %8.4f  %9.4f  %s%s\n", i + 1, hyps[i].score, hyps[i].log_prob, terminal_safe(tv.decode(hyps[i].tokens)).c_str(),
-                  hyps[i].finished ? "" : "  (no <eos>)");
+      std::printf("%4zu  %8.4f  %9.4f  %s%s\n", i + 1, hyps[i].score, hyps[i].log_prob,
+                  terminal_safe(tv.decode(hyps[i].tokens)).c_str(), hyps[i].finished ? "" : "  (no <eos>)");
   }
   // The picture says what it shows: "reverse: additive attention (gru, bidirectional encoder)".
   const ModelConfig& mc = m.model->config();
@@ -177,11 +177,11 @@ int cmd_predict(const std::vector<std::string>& argv) {
     std::printf("\n%s", terminal_heatmap(shown_source, shown_output, attention, stdout_is_terminal()).c_str());
     if (a.has("--svg")) {
       write_text_file(a.text("--svg", ""), svg_heatmap(source, output, attention, title));
-      std::printf("wrote %s\n", a.text("--svg", "").c_str());
+      std::printf("wrote %s\n", terminal_safe(a.text("--svg", "")).c_str());
     }
     if (a.has("--html")) {
       write_text_file(a.text("--html", ""), html_explorer(source, output, attention, title));
-      std::printf("wrote %s\n", a.text("--html", "").c_str());
+      std::printf("wrote %s\n", terminal_safe(a.text("--html", "")).c_str());
     }
   } else {
     std::printf("(the plain model has no attention to show)\n");

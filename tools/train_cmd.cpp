@@ -192,7 +192,7 @@ int cmd_train(const std::vector<std::string>& argv) {
         const std::map<std::string, std::string> old = read_checkpoint_metadata(plan.save);
         if (old.count("training.step") && old.count("steps") && old.count("task") && old.count("model"))
           std::printf("replacing %s, the training checkpoint of a run (model %s, task %s) at step %s of %s\n",
-                      plan.save.c_str(), terminal_safe(old.at("model")).c_str(), terminal_safe(old.at("task")).c_str(),
+                      terminal_safe(plan.save).c_str(), terminal_safe(old.at("model")).c_str(), terminal_safe(old.at("task")).c_str(),
                       terminal_safe(old.at("training.step")).c_str(), terminal_safe(old.at("steps")).c_str());
       } catch (const Error&) {
         // Not a checkpoint: nothing to say about it.
@@ -224,13 +224,15 @@ int cmd_train(const std::vector<std::string>& argv) {
               static_cast<long long>(opt.steps), static_cast<long long>(opt.batch));
   if (save.empty()) std::printf("no --save FILE: the trained model will be discarded when heed exits\n");
   if (!plan.resume.empty())
-    std::printf("resuming %s at step %lld\n", plan.resume.c_str(), static_cast<long long>(trainer.steps_done()));
-  if (!plan.load.empty()) std::printf("starting from the weights of %s\n", plan.load.c_str());
+    std::printf("resuming %s at step %lld\n", terminal_safe(plan.resume).c_str(),
+                static_cast<long long>(trainer.steps_done()));
+  if (!plan.load.empty()) std::printf("starting from the weights of %s\n", terminal_safe(plan.load).c_str());
   const bool finished = !plan.resume.empty() && trainer.done();
   if (finished)
     std::printf("%s is a finished run (step %lld of %lld): nothing left to train; give --steps above %lld to "
                 "train on\n",
-                plan.resume.c_str(), static_cast<long long>(trainer.steps_done()), static_cast<long long>(opt.steps),
+                terminal_safe(plan.resume).c_str(), static_cast<long long>(trainer.steps_done()),
+                static_cast<long long>(opt.steps),
                 static_cast<long long>(opt.steps));
   if (!plan.resume.empty() && opt.steps > plan.recorded_steps && opt.schedule == "linear") {
     TrainOptions before = opt;
@@ -263,8 +265,8 @@ int cmd_train(const std::vector<std::string>& argv) {
       watcher->finish();
       return 0;
     } catch (const Error& e) {
-      std::fprintf(stderr, "heed train: --film: %s%s\n", e.what(),
-                   save.empty() ? "" : ("; the run itself is saved to " + save).c_str());
+      std::fprintf(stderr, "heed train: --film: %s\n",
+                   terminal_safe(e.what() + (save.empty() ? "" : "; the run itself is saved to " + save)).c_str());
       return 2;
     }
   };
@@ -305,7 +307,7 @@ int cmd_train(const std::vector<std::string>& argv) {
                 tokens_per_second, loss);
   std::printf("held-out: exact %.3f, token %.3f (%lld sequences)\n", acc.exact(), acc.token(),
               static_cast<long long>(acc.n));
-  if (!save.empty()) std::printf("saved to %s\n", save.c_str());
+  if (!save.empty()) std::printf("saved to %s\n", terminal_safe(save).c_str());
   if (plan.json) {
     Json j = Json::object({{"task", task->name()},
                            {"model", config.model},

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "io/parse.h"
+#include "io/utf8.h"
 #include "nn/checkpoint.h"
 #include "tools/bench.h"  // program_as_invoked
 #include "tools/watch.h"
@@ -318,7 +319,8 @@ int RunGuard::finish() {
   if (!g_signal) return 0;
   // Came during the final save, which completed: the file holds the finished run.
   if (tty_) std::fputc('\n', stderr);
-  std::fprintf(stderr, "heed train: %s at the end of the run; saved to %s\n", signal_name(g_signal), plan_.save.c_str());
+  std::fprintf(stderr, "heed train: %s at the end of the run; saved to %s\n", signal_name(g_signal),
+               terminal_safe(plan_.save).c_str());
   return 128 + g_signal;
 }
 
@@ -345,7 +347,8 @@ int RunGuard::interrupted(int sig) {
     std::fprintf(stderr, "%s; nothing saved (give --save FILE to keep a run that is interrupted)\n", at.c_str());
   } else {
     save_run(plan_, model_, trainer_, plan_.save, false);
-    std::fprintf(stderr, "%s; saved to %s; resume with: %s\n", at.c_str(), plan_.save.c_str(), resume_command().c_str());
+    std::fprintf(stderr, "%s; saved to %s; resume with: %s\n", at.c_str(), terminal_safe(plan_.save).c_str(),
+                 terminal_safe(resume_command()).c_str());
   }
   std::fflush(stderr);
   return 128 + sig;

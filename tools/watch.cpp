@@ -13,6 +13,7 @@
 
 #include "io/atomic_file.h"
 #include "io/paths.h"
+#include "io/utf8.h"
 #include "tools/common.h"  // format_duration
 #include "viz/heatmap.h"
 #include "viz/svg.h"
@@ -101,8 +102,8 @@ void Watcher::continue_film(int64_t step) {
   std::erase_if(earlier.frames, [&](const FilmFrame& f) { return f.step >= step; });  // retaken from here on
   film.frames = std::move(earlier.frames);
   if (!film.frames.empty())
-    std::printf("continuing the film %s (%zu snapshots, to step %lld)\n", plan_.film.c_str(), film.frames.size(),
-                static_cast<long long>(film.frames.back().step));
+    std::printf("continuing the film %s (%zu snapshots, to step %lld)\n", terminal_safe(plan_.film).c_str(),
+                film.frames.size(), static_cast<long long>(film.frames.back().step));
 }
 
 void Watcher::start(const Seq2Seq& model, int64_t step) {
@@ -181,7 +182,7 @@ Watcher::~Watcher() {
     const Film& film = maker_.film();
     write_text_file(plan_.film, html_film(film));
     std::printf("wrote the film so far (%zu snapshots, to step %lld) to %s\n", film.frames.size(),
-                static_cast<long long>(film.frames.back().step), plan_.film.c_str());
+                static_cast<long long>(film.frames.back().step), terminal_safe(plan_.film).c_str());
     std::fflush(stdout);
   } catch (const Error&) {
     // The error that stopped the run is the one to report.
@@ -193,7 +194,7 @@ void Watcher::finish() {
   if (plan_.film.empty()) return;
   const Film& film = maker_.film();
   write_text_file(plan_.film, html_film(film));
-  std::printf("wrote the film (%zu snapshots) to %s\n", film.frames.size(), plan_.film.c_str());
+  std::printf("wrote the film (%zu snapshots) to %s\n", film.frames.size(), terminal_safe(plan_.film).c_str());
 }
 
 }  // namespace heed
