@@ -65,6 +65,8 @@ TEST_SUITE("reliability") {
     rewrite(m, s.path("bad-number.safetensors"), "min_len", "two");
     rewrite(m, s.path("trailing-letters.safetensors"), "min_len", "12abc");  // the CLI's own rule
     rewrite(m, s.path("trailing-embed.safetensors"), "embed", "4abc");
+    rewrite(m, s.path("zero-min-len.safetensors"), "min_len", "0");  // the key is named, not a flag (issue 27)
+    rewrite(m, s.path("huge-vocab.safetensors"), "vocab", "99999999");
     write_safetensors(s.path("not-heed.safetensors"), {{"w", Tensor({2}, {1, 2})}}, {{"source", "elsewhere"}});
     {
       SafetensorsFile f = read_safetensors(m);
@@ -162,6 +164,8 @@ TEST_SUITE("reliability") {
         {"eval --load " + s.path("bad-number.safetensors"), "metadata 'min_len': 'two' is not a whole number"},
         {"eval --load " + s.path("trailing-letters.safetensors"), "metadata 'min_len': '12abc' is not a whole number"},
         {"eval --load " + s.path("trailing-embed.safetensors"), "model config: 'embed': '4abc' is not a whole number"},
+        {"eval --load " + s.path("zero-min-len.safetensors"), "metadata 'min_len': 0 is out of range [1, 1000]"},
+        {"eval --load " + s.path("huge-vocab.safetensors"), "metadata 'vocab': 99999999 is out of range [1, 10000]"},
         {"eval --load " + s.path("nan.safetensors"), "holds nan at flat index 0"},
         {"predict --load " + s.path("absent.safetensors") + " \"1 2\"", "cannot open"},
         // Values of eval and predict.

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 
 #include "io/parse.h"
 #include "io/paths.h"
@@ -60,8 +61,10 @@ std::string meta_get(const std::string& path, const std::map<std::string, std::s
   return it->second;
 }
 
-int64_t meta_integer(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key) {
-  return parse_int64(meta_get(path, meta, key), "load " + path + ": metadata '" + key + "'");
+// An integer of the metadata in [lo, hi]: the error names the key, not a flag nobody gave.
+int64_t meta_integer(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key,
+                     int64_t lo = std::numeric_limits<int64_t>::min(), int64_t hi = std::numeric_limits<int64_t>::max()) {
+  return parse_int64(meta_get(path, meta, key), "load " + path + ": metadata '" + key + "'", lo, hi);
 }
 
 }  // namespace
@@ -79,8 +82,10 @@ ModelConfig checkpoint_config(const std::string& path, const std::map<std::strin
 
 std::unique_ptr<Task> checkpoint_task(const std::string& path, const std::map<std::string, std::string>& metadata) {
   std::string task = meta_get(path, metadata, "task");
-  int64_t vocab = task == "translate" ? 0 : meta_integer(path, metadata, "vocab");
-  return make_task(task, vocab, meta_integer(path, metadata, "min_len"), meta_integer(path, metadata, "max_len"));
+  int64_t vocab = task == "translate" ? 0 : meta_integer(path, metadata, "vocab", 1, SymbolTask::kMaxVocab);
+  const int64_t min_len = meta_integer(path, metadata, "min_len", 1, SymbolTask::kMaxLength);
+  const int64_t max_len = meta_integer(path, metadata, "max_len", min_len, SymbolTask::kMaxLength);
+  return make_task(task, vocab, min_len, max_len);
 }
 
 // The vocabulary stored under `key`: `size` tokens, the three specials first.
