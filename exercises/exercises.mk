@@ -51,8 +51,12 @@ $(EX_SELFTEST): $(call obj,tests/exercises/selftest.cpp exercises/check/check.cp
 	$(CXX) $(CXXFLAGS) $(filter-out $(call obj,$(EX_REFUSED)),$^) -o $@ $(LDFLAGS)
 
 # make test runs the self-test (tests/exercises_test.cpp): solutions pass, stubs are not done,
-# wrong answers are rejected.
-test: $(EX_SELFTEST)
+# wrong answers are rejected, answers calling their references refused; and the results document
+# and the grading script. A class's edition (below) has none of it: EX_FULL is empty there.
+EX_FULL := $(wildcard tests/exercises/selftest.cpp)
+ifneq ($(EX_FULL),)
+test: $(EX_SELFTEST) $(BUILD)/exercise-01 exercise-checker
+endif
 
 exercise-%: $(BUILD)/exercise-%
 	@$<
@@ -96,3 +100,33 @@ exercise-commands:
 	@echo 'link $(CXX) $(CXXFLAGS)'
 	@echo 'libs $(LDFLAGS)'
 	@echo 'build $(BUILD)'
+
+# ---- a class's edition
+# make student-edition DIR=folder writes the repository as a class hands it out: every file of the
+# checkout (git's list, with files not yet committed; without git, every file but the builds) except
+# the solutions, the wrong answers and the self-test. DIR must not exist: nothing is overwritten.
+EDITION_LEAVES_OUT := exercises/solutions/% tests/exercises/% tests/exercises_test.cpp
+.PHONY: student-edition student-edition-test
+student-edition:
+	@if [ -z "$(DIR)" ]; then echo "usage: make student-edition DIR=folder (a folder that does not exist yet)" >&2; exit 2; fi; \
+	 if [ -e "$(DIR)" ]; then echo "student-edition: $(DIR) exists; name a new folder (nothing is overwritten)" >&2; exit 2; fi; \
+	 if [ -z "$(EX_FULL)" ]; then echo "student-edition: this is an edition already (no tests/exercises/)" >&2; exit 2; fi; \
+	 { git ls-files --cached --others --exclude-standard 2>/dev/null || \
+	   find . -type f ! -path './build*' ! -path './.git/*' | sed 's|^\./||'; } | sort -u | \
+	   grep -v -e '^exercises/solutions/' -e '^tests/exercises/' -e '^tests/exercises_test\.cpp$$' -e '^build' | \
+	   while read -r f; do [ -f "$$f" ] && printf '%s\n' "$$f"; done >$(BUILD)/student-edition.files || exit 1; \
+	 mkdir -p "$(DIR)" && tar -cf - -T $(BUILD)/student-edition.files | tar -C "$(DIR)" -xf - && \
+	 echo "student-edition: $(DIR) holds $$(wc -l <$(BUILD)/student-edition.files) files (no solutions, no self-test)"
+
+# make test's check of the edition: one in $(BUILD)/student-edition, its make test run. The objects
+# already built are copied in with their times (tar keeps them, and the sources' too), so that only
+# what differs is built again: the test program, linked without the exercises' tests. The self-test's
+# objects and programs (which hold the solutions) are left out.
+EDITION := $(BUILD)/student-edition
+student-edition-test: $(TESTS) $(CHAPTER_BINS) $(HEED)
+	@rm -rf $(EDITION) && mkdir -p $(BUILD)
+	@$(MAKE) --no-print-directory -s student-edition DIR=$(EDITION)
+	@mkdir -p $(EDITION)/$(BUILD) && \
+	 tar -C $(BUILD) --exclude=./obj/tests/exercises --exclude='./obj/tests/exercises_test.*' \
+	   -cf - ./obj ./libheed.a $(if $(HEED),./heed) $(patsubst $(BUILD)/%,./%,$(CHAPTER_BINS)) | tar -C $(EDITION)/$(BUILD) -xf -
+	@$(MAKE) --no-print-directory -C $(EDITION) test
