@@ -210,3 +210,38 @@ TEST_SUITE("exercises") {
     std::filesystem::remove_all(root);
   }
 }
+
+// ---- the syllabus: every chapter opens with what it teaches, what it needs and how long it takes,
+// and closes with pen-and-paper problems whose answers are in the solutions.
+TEST_SUITE("exercises") {
+  TEST_CASE("exercises: every chapter has its objectives, prerequisites, times and pen-and-paper problems") {
+    int chapters = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("tutorials")) {
+      if (!entry.is_directory() || !std::filesystem::exists(entry.path() / "main.cpp")) continue;
+      ++chapters;
+      const std::string name = entry.path().filename().string();
+      const std::string readme = read_text((entry.path() / "README.md").string());
+      INFO(name);
+      // The opening: right under the title, before the chapter's first section.
+      const size_t first_section = readme.find("\n## ");
+      const std::string opening = readme.substr(0, first_section);
+      for (const char* part : {"> **What you can do after it:**", "> **Before it:**", "C++:", "> **Time:** reading", "running",
+                               "the exercises"})
+        CHECK_MESSAGE(opening.find(part) != std::string::npos, "the opening lacks " << part);
+      CHECK(opening.find("> **What you can do after it:**") < opening.find("\n\n", readme.find('\n') + 2));
+      // The closing: the last section, its numbered problems, one answer each in the solutions.
+      const size_t closing = readme.rfind("\n## ");
+      REQUIRE(closing != std::string::npos);
+      CHECK(readme.compare(closing, 18, "\n## Pen and paper\n") == 0);
+      int problems = 0;
+      while (readme.find("\n" + std::to_string(problems + 1) + ". **", closing) != std::string::npos) ++problems;
+      CHECK(problems >= 2);
+      CHECK(problems <= 3);
+      const std::string answers = read_text("exercises/solutions/" + name + "/problems.md");
+      CHECK_MESSAGE(!answers.empty(), "exercises/solutions/" << name << "/problems.md is missing");
+      for (int i = 1; i <= problems; ++i) CHECK(answers.find("\n## " + std::to_string(i) + ". ") != std::string::npos);
+      CHECK(answers.find("\n## " + std::to_string(problems + 1) + ". ") == std::string::npos);
+    }
+    CHECK(chapters == 13);
+  }
+}

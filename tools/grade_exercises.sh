@@ -32,6 +32,14 @@ libs=$(echo "$commands" | sed -n 's/^libs //p')
 build=$(echo "$commands" | sed -n 's/^build //p')
 
 mkdir -p "$out/work" "$out/cache" || fail "cannot write $out"
+
+# The objects of the grader's checks of chapter $1 (CHECKS=DIR: DIR/NN_*.cpp, built by make above).
+grader_objects() {
+  [ -n "${CHECKS:-}" ] || return 0
+  for c in "$CHECKS"/"$1"_*.cpp; do
+    [ -f "$c" ] && echo "$build/obj/grader-checks/$(basename "$c" .cpp).o"
+  done
+}
 chapters=${CHAPTERS:-$(ls -d exercises/[0-9][0-9]_* | sed 's|exercises/||; s|_.*||')}
 table="$out/table.txt"
 {
@@ -68,7 +76,7 @@ for dir in "$students"/*/; do
     if [ $compiled = yes ] && cp "$cached" "$obj" &&
        $link $build/obj/exercises/check/main.o $build/obj/exercises/check/check.o $build/obj/exercises/check/objects.o \
          $build/obj/exercises/check/trainer.o $build/obj/exercises/check/"$n"_check.o \
-         $(ls $build/obj/grader-checks/"$n"_*.o 2>/dev/null) "$obj" $build/libheed.a -o "$work/exercise-$n" $libs \
+         $(grader_objects "$n") "$obj" $build/libheed.a -o "$work/exercise-$n" $libs \
          >"$work/$n.link.log" 2>&1; then
       "$work/exercise-$n" ${SEED:+--seed "$SEED"} --json "$json" >"$work/$n.out" 2>&1
       [ -s "$json" ] || { echo "grade_exercises: $name's chapter $n gave no results; see $work/$n.out" >&2; }
