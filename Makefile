@@ -242,7 +242,7 @@ SAN_CLI   := $(SAN_BUILD)/cli
 sanitize test-aarch64: SHELL := /bin/bash
 sanitize: | $(DOCTEST)
 	$(MAKE) BUILD=$(SAN_BUILD) CXX="$(SAN_CXX)" CXXFLAGS="-O1 -g1 $(ARCH) $(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
-	  all $(if $(EX_FULL),$(SAN_BUILD)/exercise-selftest)
+	  all $(if $(EX_FULL),$(SAN_BUILD)/exercise-selftest $(SAN_BUILD)/exercise-01)
 	@rm -rf $(SAN_LOG) $(SAN_CLI) && mkdir -p $(SAN_LOG) $(SAN_CLI)
 	@status=0; \
 	 { $(call shards,$(SAN_ENV),$(SAN_BUILD)/tests,--no-intro,$(SAN_BUILD)/shards); } || status=1; \
@@ -320,7 +320,7 @@ CLANG       ?= clang++
 AARCH64_CXX ?= aarch64-linux-gnu-g++
 QEMU        ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 test-clang: | $(DOCTEST)
-	$(MAKE) BUILD=build-clang CXX="$(CLANG)" all $(if $(EX_FULL),build-clang/exercise-selftest)
+	$(MAKE) BUILD=build-clang CXX="$(CLANG)" all $(if $(EX_FULL),build-clang/exercise-selftest build-clang/exercise-01)
 	HEED_BUILD=build-clang build-clang/tests
 
 # Emulation is tens of times slower, so ARM64 runs what can tell two machines apart: the kernels,
