@@ -137,21 +137,22 @@ doctest: $(DOCTEST)
 
 # Tests run from the repository root: chapter checks read tutorials/ and run build/tutorial-NN.
 # Quiet: failures in full, then doctest's summary, then what the skipped cases are.
-# In the repository (with the exercises' self-test), every suite but the exercises' runs in a class's
-# edition (make student-edition, exercises/README.md), built in build/student-edition from these
-# objects: so the edition is known to work, and no test runs twice.
+# In the repository (with the exercises' self-test), the exercises' suite runs here, then every other
+# suite in a class's edition (make student-edition, exercises/README.md) built in
+# build/student-edition from these objects: so the edition is known to work, and no test runs twice.
+# The last doctest summary is the edition's, every suite but the exercises'.
 test: $(TESTS) $(CHAPTER_BINS) $(HEED)
 ifneq ($(EX_FULL),)
-	@echo "$(EDITION): a class's edition; its make test runs every suite but the exercises'"
-	@$(MAKE) --no-print-directory student-edition-test
-	@echo "$(TESTS): the exercises' suite (self-test, results document, grading script)"
+	@echo "$(TESTS): the exercises' suite (self-test, results document, grading script, syllabus)"
 	@$(TESTS) --no-intro -ts=exercises
+	@echo "$(EDITION): a class's edition; its make test runs every other suite"
+	@$(MAKE) --no-print-directory student-edition-test
 else
 	@echo "build/tests: every suite (build/tests -ts='ch05*' runs one chapter's)"
 	@$(TESTS) --no-intro
-endif
 	@echo "Skipped on purpose: the long chapter runs (make check-chapters) and the kernel timings,"
 	@echo "which measure and do not check (build/tests -ts='bench_gemm,bench_fused' --no-skip)."
+endif
 
 # The long chapter runs (output-full blocks): minutes, so CI runs them, not make test.
 # Two processes at once, one per core: the two longest chapters (CHECK_APART) beside all the
