@@ -68,7 +68,7 @@ exercises:
 	@mkdir -p $(BUILD); rm -f $(BUILD)/exercises.score; status=0; \
 	 for d in $(EX_DIRS); do n=$${d#exercises/}; n=$${n%%_*}; rm -f $(BUILD)/exercise-$$n.json; \
 	   if $(MAKE) --no-print-directory -s $(EX_PROGRAM)$$n >$(BUILD)/exercise-$$n.log 2>&1; then \
-	     $(EX_PROGRAM)$$n $(if $(SEED),--seed $(SEED)) $(if $(JSON),--json $(BUILD)/exercise-$$n.json) \
+	     $(EX_PROGRAM)$$n $(if $(SEED),--seed $(SEED)) $(if $(JSON),--strict --json $(BUILD)/exercise-$$n.json) \
 	       >$(BUILD)/exercise-$$n.out || status=1; cat $(BUILD)/exercise-$$n.out; \
 	     tail -n 1 $(BUILD)/exercise-$$n.out >>$(BUILD)/exercises.score; \
 	   else \

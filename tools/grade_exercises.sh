@@ -78,7 +78,7 @@ for dir in "$students"/*/; do
          $build/obj/exercises/check/trainer.o $build/obj/exercises/check/"$n"_check.o \
          $(grader_objects "$n") "$obj" $build/libheed.a -o "$work/exercise-$n" $libs \
          >"$work/$n.link.log" 2>&1; then
-      "$work/exercise-$n" ${SEED:+--seed "$SEED"} --json "$json" >"$work/$n.out" 2>&1
+      "$work/exercise-$n" --strict ${SEED:+--seed "$SEED"} --json "$json" >"$work/$n.out" 2>&1
       [ -s "$json" ] || { echo "grade_exercises: $name's chapter $n gave no results; see $work/$n.out" >&2; }
     else
       printf '\n{"chapter": "%s", "folder": "%s", "compiles": false, "message": "does not compile; the compiler'"'"'s messages are in %s", "counts": {"passed": 0, "not_done": 0, "wrong": 0, "refused": 0, "total": 0}, "exercises": []}\n\n' \

@@ -74,9 +74,11 @@ ObjectReferences read_object_references(const std::string& path) {
   char buf[65536];
   for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
   const int raw = pclose(p);
-  if (raw == -1 || !WIFEXITED(raw) || WEXITSTATUS(raw) != 0)
+  if (raw == -1 || !WIFEXITED(raw) || WEXITSTATUS(raw) != 0) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     throw std::runtime_error("objdump could not read " + path + " (is binutils installed, and is the exercise built?): " +
                              text.substr(0, 400));
+  }
   ObjectReferences obj;
   obj.path = path;
   std::istringstream in(text);
