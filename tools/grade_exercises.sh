@@ -73,13 +73,19 @@ for dir in "$students"/*/; do
       if ! $compile -c "$work/$n.cpp" -o "$cached.tmp" >"$work/$n.compile.log" 2>&1; then compiled=no; else mv "$cached.tmp" "$cached"; fi
     fi
     json="$work/$n.json"
+    # The grader's objects are split into words on purpose: paths under build/, without spaces.
+    # shellcheck disable=SC2046
     if [ $compiled = yes ] && cp "$cached" "$obj" &&
-       $link $build/obj/exercises/check/main.o $build/obj/exercises/check/check.o $build/obj/exercises/check/objects.o \
-         $build/obj/exercises/check/trainer.o $build/obj/exercises/check/"$n"_check.o \
-         $(grader_objects "$n") "$obj" $build/libheed.a -o "$work/exercise-$n" $libs \
+       $link "$build"/obj/exercises/check/main.o "$build"/obj/exercises/check/check.o "$build"/obj/exercises/check/objects.o \
+         "$build"/obj/exercises/check/trainer.o "$build"/obj/exercises/check/"$n"_check.o \
+         $(grader_objects "$n") "$obj" "$build"/libheed.a -o "$work/exercise-$n" $libs \
          >"$work/$n.link.log" 2>&1; then
       "$work/exercise-$n" --strict ${SEED:+--seed "$SEED"} --json "$json" >"$work/$n.out" 2>&1
-      [ -s "$json" ] || { echo "grade_exercises: $name's chapter $n gave no results; see $work/$n.out" >&2; }
+      if [ ! -s "$json" ]; then  # the checker stopped before grading (it says why in $n.out)
+        echo "grade_exercises: $name's chapter $n gave no results; see $work/$n.out" >&2
+        printf '\n{"chapter": "%s", "folder": "%s", "compiles": true, "message": "the checker stopped before grading; its messages are in %s", "counts": {"passed": 0, "not_done": 0, "wrong": 0, "refused": 0, "total": 0}, "exercises": []}\n\n' \
+          "$n" "$folder" "$work/$n.out" >"$json"
+      fi
     else
       printf '\n{"chapter": "%s", "folder": "%s", "compiles": false, "message": "does not compile; the compiler'"'"'s messages are in %s", "counts": {"passed": 0, "not_done": 0, "wrong": 0, "refused": 0, "total": 0}, "exercises": []}\n\n' \
         "$n" "$folder" "$work/$n.compile.log" >"$json"
