@@ -6,6 +6,8 @@
 #   make check-chapters  run the long chapter programs and compare with their text
 #   make figures        redraw the chapters' figures (SVG, committed beside each chapter)
 #   make exercises      check every chapter's exercises (make exercise-NN: one chapter; exercises/)
+#                       SEED=N, JSON=FILE, CHECKS=DIR for a grader; tools/grade_exercises.sh a class
+#   make student-edition DIR=folder  the repository as a class hands it out (no solutions)
 #   make bench          time a training step of every benchmark model at configurations S and M
 #   make sanitize       everything under AddressSanitizer, LeakSanitizer and UBSan: tests + a CLI run
 #   make fuzz           fuzz the checkpoint loader and the CLI parsing (FUZZ_SECONDS=60 per target)
@@ -135,11 +137,22 @@ doctest: $(DOCTEST)
 
 # Tests run from the repository root: chapter checks read tutorials/ and run build/tutorial-NN.
 # Quiet: failures in full, then doctest's summary, then what the skipped cases are.
+# In the repository (with the exercises' self-test), the exercises' suite runs here, then every other
+# suite in a class's edition (make student-edition, exercises/README.md) built in
+# build/student-edition from these objects: so the edition is known to work, and no test runs twice.
+# The last doctest summary is the edition's, every suite but the exercises'.
 test: $(TESTS) $(CHAPTER_BINS) $(HEED)
+ifneq ($(EX_FULL),)
+	@echo "$(TESTS): the exercises' suite (self-test, results document, grading script, syllabus)"
+	@$(TESTS) --no-intro -ts=exercises
+	@echo "$(EDITION): a class's edition; its make test runs every other suite"
+	@$(MAKE) --no-print-directory student-edition-test
+else
 	@echo "build/tests: every suite (build/tests -ts='ch05*' runs one chapter's)"
 	@$(TESTS) --no-intro
 	@echo "Skipped on purpose: the long chapter runs (make check-chapters) and the kernel timings,"
 	@echo "which measure and do not check (build/tests -ts='bench_gemm,bench_fused' --no-skip)."
+endif
 
 # The long chapter runs (output-full blocks): minutes, so CI runs them, not make test.
 # Two processes at once, one per core: the two longest chapters (CHECK_APART) beside all the
@@ -230,7 +243,7 @@ SAN_CLI   := $(SAN_BUILD)/cli
 sanitize test-aarch64: SHELL := /bin/bash
 sanitize: | $(DOCTEST)
 	$(MAKE) BUILD=$(SAN_BUILD) CXX="$(SAN_CXX)" CXXFLAGS="-O1 -g1 $(ARCH) $(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
-	  all $(SAN_BUILD)/exercise-selftest
+	  all $(if $(EX_FULL),$(SAN_BUILD)/exercise-selftest $(SAN_BUILD)/exercise-01)
 	@rm -rf $(SAN_LOG) $(SAN_CLI) && mkdir -p $(SAN_LOG) $(SAN_CLI)
 	@status=0; \
 	 { $(call shards,$(SAN_ENV),$(SAN_BUILD)/tests,--no-intro,$(SAN_BUILD)/shards); } || status=1; \
@@ -308,7 +321,7 @@ CLANG       ?= clang++
 AARCH64_CXX ?= aarch64-linux-gnu-g++
 QEMU        ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 test-clang: | $(DOCTEST)
-	$(MAKE) BUILD=build-clang CXX="$(CLANG)" all build-clang/exercise-selftest
+	$(MAKE) BUILD=build-clang CXX="$(CLANG)" all $(if $(EX_FULL),build-clang/exercise-selftest build-clang/exercise-01)
 	HEED_BUILD=build-clang build-clang/tests
 
 # Emulation is tens of times slower, so ARM64 runs what can tell two machines apart: the kernels,
@@ -367,4 +380,5 @@ show-makeflags:
 help:
 	@sed -n 's/^#   \(make .*\)/\1/p' Makefile
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (not the .d files of the class's edition that make test builds inside build/)
+-include $(shell find $(BUILD) -path $(BUILD)/student-edition -prune -o -name '*.d' -print 2>/dev/null)

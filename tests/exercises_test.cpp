@@ -3,10 +3,18 @@
 // "not done yet", none crashes) and the wrong answers of tests/exercises/ (each rejected).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+#include "io/json.h"
 
 #include "tests/chapter_check.h"
 #include "tests/precision.h"
@@ -27,5 +35,218 @@ TEST_SUITE("exercises") {
     INFO(out);
     CHECK(status == 0);
     CHECK(out.find("0 failures") != std::string::npos);
+  }
+}
+
+// ---- the results document (make exercises JSON=FILE) and the grading script
+
+namespace {
+
+std::string run_command(const std::string& command, int* status) {
+  std::string out;
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  int raw = pclose(p);
+  *status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return out;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// The schema exercises/README.md documents: its ```json schema block.
+heed::Json documented_schema() {
+  const std::string readme = read_text("exercises/README.md");
+  const size_t start = readme.find("```json schema\n");
+  REQUIRE_MESSAGE(start != std::string::npos, "exercises/README.md has no ```json schema block");
+  const size_t body = start + std::string("```json schema\n").size();
+  return heed::parse_json(readme.substr(body, readme.find("```", body) - body));
+}
+
+// The JSON Schema keywords the documented schema uses: type, enum, required, properties,
+// additionalProperties (false), items, minimum. Appends to `errors` each place `value` breaks it.
+void validate(const heed::Json& value, const heed::Json& schema, const std::string& where, std::vector<std::string>& errors) {
+  auto kind_is = [&](const std::string& type) {
+    if (type == "object") return value.is_object();
+    if (type == "array") return value.is_array();
+    if (type == "string") return value.is_string();
+    if (type == "boolean") return value.is_bool();
+    if (type == "null") return value.is_null();
+    if (type == "number") return value.is_number();
+    if (type == "integer") return value.is_number() && value.as_real() == std::floor(value.as_real());
+    errors.push_back(where + ": the schema names an unknown type " + type);
+    return false;
+  };
+  if (const heed::Json* type = schema.find("type")) {
+    bool ok = false;
+    if (type->is_string()) ok = kind_is(type->as_string());
+    else for (const heed::Json& t : type->as_array()) ok = ok || kind_is(t.as_string());
+    if (!ok) return errors.push_back(where + ": not of type " + type->dump());
+  }
+  if (const heed::Json* options = schema.find("enum")) {
+    bool ok = false;
+    for (const heed::Json& o : options->as_array()) ok = ok || (value.is_string() && o.as_string() == value.as_string());
+    if (!ok) errors.push_back(where + ": " + value.dump() + " is none of " + options->dump());
+  }
+  if (const heed::Json* minimum = schema.find("minimum"))
+    if (value.is_number() && value.as_real() < minimum->as_real()) errors.push_back(where + ": below the minimum");
+  if (value.is_object()) {
+    if (const heed::Json* required = schema.find("required"))
+      for (const heed::Json& key : required->as_array())
+        if (!value.find(key.as_string())) errors.push_back(where + ": no member " + key.as_string());
+    const heed::Json* properties = schema.find("properties");
+    const heed::Json* additional = schema.find("additionalProperties");
+    for (const auto& [key, member] : value.items()) {
+      const heed::Json* sub = properties ? properties->find(key) : nullptr;
+      if (sub) validate(member, *sub, where + "." + key, errors);
+      else if (additional && additional->is_bool() && !additional->as_bool()) errors.push_back(where + ": unexpected member " + key);
+    }
+  }
+  if (value.is_array())
+    if (const heed::Json* items = schema.find("items"))
+      for (size_t i = 0; i < value.as_array().size(); ++i)
+        validate(value.as_array()[i], *items, where + "[" + std::to_string(i) + "]", errors);
+}
+
+// Beyond the schema: each chapter's counts add up to its total, the number of its exercises.
+void check_counts(const heed::Json& doc) {
+  for (const heed::Json& c : doc.find("chapters")->as_array()) {
+    const heed::Json& counts = *c.find("counts");
+    int64_t sum = 0;
+    for (const char* k : {"passed", "not_done", "wrong", "refused"}) sum += counts.find(k)->as_int();
+    CHECK(sum == counts.find("total")->as_int());
+    CHECK(counts.find("total")->as_int() == static_cast<int64_t>(c.find("exercises")->size()));
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("exercises") {
+  TEST_CASE("exercises: the results document follows its schema" *
+            DOUBLE_ONLY(kGradcheckReason)) {  // the exercise programs are built in double only
+    const heed::Json schema = documented_schema();
+    const std::string path = (std::filesystem::temp_directory_path() / ("heed-results-" + std::to_string(getpid()) + ".json")).string();
+    int status = 0;
+    // Chapter 01 untouched: every exercise not done; with the grader's seed named in the document.
+    const std::string out = run_command(runner() + build_dir() + "/exercise-01 --seed 12 --json " + path, &status);
+    INFO(out);
+    CHECK(status == 1);  // not all passed
+    const heed::Json doc = heed::parse_json(read_text(path));
+    std::filesystem::remove(path);
+    std::vector<std::string> errors;
+    validate(doc, schema, "document", errors);
+    for (const std::string& e : errors) FAIL_CHECK(e);
+    CHECK(doc.find("seed")->as_int() == 12);
+    REQUIRE(doc.find("chapters")->size() == 1);
+    const heed::Json& chapter = doc.find("chapters")->as_array()[0];
+    CHECK(chapter.find("counts")->find("not_done")->as_int() == 3);
+    check_counts(doc);
+    // The validator is not blind: a document with a status outside the schema's is caught.
+    errors.clear();
+    validate(heed::parse_json("{\"format\": \"heed-exercises 1\", \"seed\": null, \"chapters\": [{\"chapter\": \"01\", "
+                              "\"folder\": \"x\", \"compiles\": true, \"message\": \"\", \"counts\": {\"passed\": 0, "
+                              "\"not_done\": 0, \"wrong\": 0, \"refused\": 0, \"total\": 1}, \"exercises\": [{\"id\": "
+                              "\"01.1\", \"name\": \"a\", \"grader_check\": false, \"status\": \"skipped\", "
+                              "\"message\": \"\", \"seconds\": 0}]}]}"),
+             schema, "document", errors);
+    CHECK(errors.size() == 1);
+  }
+
+  // The script builds with the default build's commands (make exercise-commands) in build/: make
+  // test runs it; the suites run from other builds (make sanitize, test-clang, test-float) skip it.
+  TEST_CASE("exercises: grade_exercises.sh grades three students" * DOUBLE_ONLY(kGradcheckReason) *
+            doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
+    // Three copies of chapters 01 and 12, taken from the solutions: one all right, one whose
+    // softmax forgets to subtract the row's maximum (NaN on large logits: wrong), one whose causal
+    // attention calls the library's (refused).
+    const std::filesystem::path root =
+        std::filesystem::temp_directory_path() / ("heed-class-" + std::to_string(getpid()));
+    std::filesystem::remove_all(root);
+    const std::string sol01 = read_text("exercises/solutions/01_tensors/exercises.cpp");
+    const std::string sol12 = read_text("exercises/solutions/12_attention_zoo/exercises.cpp");
+    const std::string shifted = "std::exp(x[i * D + j] - m)";
+    REQUIRE(sol01.find(shifted) != std::string::npos);
+    const size_t from = sol12.find("Var causal_attention(");
+    const size_t to = sol12.find("\n}\n", from);
+    REQUIRE(from != std::string::npos);
+    REQUIRE(to != std::string::npos);
+    std::string wrong01 = sol01;
+    wrong01.replace(wrong01.find(shifted), shifted.size(), "std::exp(x[i * D + j])");
+    const std::string refused12 =
+        "#include \"nn/self_attention.h\"\n" + sol12.substr(0, from) +
+        "Var causal_attention(const Var& q, const Var& k, const Var& v) {\n"
+        "  return scaled_dot_product_attention(q, k, v, self_attention_mask(Tensor::ones({q.shape()[0], q.shape()[1]}), true)).output;"
+        + sol12.substr(to);
+    const std::string s = (root / "students").string();
+    write_text(s + "/all_right/exercises/01_tensors/exercises.cpp", sol01);
+    write_text(s + "/all_right/exercises/12_attention_zoo/exercises.cpp", sol12);
+    write_text(s + "/one_wrong/exercises/01_tensors/exercises.cpp", wrong01);
+    write_text(s + "/one_wrong/exercises/12_attention_zoo/exercises.cpp", sol12);
+    write_text(s + "/one_refused/exercises/01_tensors/exercises.cpp", sol01);
+    write_text(s + "/one_refused/exercises/12_attention_zoo/exercises.cpp", refused12);
+    int status = 0;
+    const std::string out = run_command("CHAPTERS='01 12' tools/grade_exercises.sh " + s + " " + (root / "out").string(), &status);
+    INFO(out);
+    CHECK(status == 0);
+    const std::string table = read_text((root / "out" / "table.txt").string());
+    CHECK(table ==
+          "student              01     12   total  notes\n"
+          "all_right           3/3    3/3     6/6  \n"
+          "one_refused         3/3    2/3     5/6  12.2 refused\n"
+          "one_wrong           2/3    3/3     5/6  01.3 wrong\n");
+    // Each student's document follows the schema.
+    const heed::Json schema = documented_schema();
+    for (const char* name : {"all_right", "one_wrong", "one_refused"}) {
+      const heed::Json doc = heed::parse_json(read_text((root / "out" / (std::string(name) + ".json")).string()));
+      std::vector<std::string> errors;
+      validate(doc, schema, name, errors);
+      for (const std::string& e : errors) FAIL_CHECK(e);
+      check_counts(doc);
+    }
+    std::filesystem::remove_all(root);
+  }
+}
+
+// ---- the syllabus: every chapter opens with what it teaches, what it needs and how long it takes,
+// and closes with pen-and-paper problems whose answers are in the solutions.
+TEST_SUITE("exercises") {
+  TEST_CASE("exercises: every chapter has its objectives, prerequisites, times and pen-and-paper problems") {
+    int chapters = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("tutorials")) {
+      if (!entry.is_directory() || !std::filesystem::exists(entry.path() / "main.cpp")) continue;
+      ++chapters;
+      const std::string name = entry.path().filename().string();
+      const std::string readme = read_text((entry.path() / "README.md").string());
+      INFO(name);
+      // The opening: right under the title, before the chapter's first section.
+      const size_t first_section = readme.find("\n## ");
+      const std::string opening = readme.substr(0, first_section);
+      for (const char* part : {"> **What you can do after it:**", "> **Before it:**", "C++:", "> **Time:** reading", "running",
+                               "the exercises"})
+        CHECK_MESSAGE(opening.find(part) != std::string::npos, "the opening lacks " << part);
+      CHECK(opening.find("> **What you can do after it:**") < opening.find("\n\n", readme.find('\n') + 2));
+      // The closing: the last section, its numbered problems, one answer each in the solutions.
+      const size_t closing = readme.rfind("\n## ");
+      REQUIRE(closing != std::string::npos);
+      CHECK(readme.compare(closing, 18, "\n## Pen and paper\n") == 0);
+      int problems = 0;
+      while (readme.find("\n" + std::to_string(problems + 1) + ". **", closing) != std::string::npos) ++problems;
+      CHECK(problems >= 2);
+      CHECK(problems <= 3);
+      const std::string answers = read_text("exercises/solutions/" + name + "/problems.md");
+      CHECK_MESSAGE(!answers.empty(), "exercises/solutions/" << name << "/problems.md is missing");
+      for (int i = 1; i <= problems; ++i) CHECK(answers.find("\n## " + std::to_string(i) + ". ") != std::string::npos);
+      CHECK(answers.find("\n## " + std::to_string(problems + 1) + ". ") == std::string::npos);
+    }
+    CHECK(chapters == 13);
   }
 }

@@ -6,11 +6,19 @@
 
 namespace heed::check {
 
+// What each answer may not call: its reference and anything that does the whole job
+// (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
+const ForbiddenCalls kForbidden01 = {
+    {"broadcast_add", {"heed::add", "heed::add_inplace", "heed::operator+"}},
+    {"matmul_loops", {"heed::matmul", "heed::matmul_nt", "heed::matmul_tn"}},
+    {"softmax_rows", {"heed::softmax", "heed::log_softmax", "heed::masked_softmax", "heed::softmax_row"}},
+};
+
 std::vector<Exercise> exercises_01(const Impl01& impl) {
   return {
       {"broadcast_add",
        [impl] {
-         Generator gen(101);
+         Generator gen(seed(101));
          const std::vector<std::pair<Shape, Shape>> cases = {
              {{3, 4}, {3, 4}}, {{3, 4}, {1, 4}}, {{3, 4}, {3, 1}}, {{3, 1}, {1, 4}}, {{1, 4}, {3, 1}}, {{1, 1}, {2, 5}}};
          for (const auto& [sa, sb] : cases) {
@@ -21,7 +29,7 @@ std::vector<Exercise> exercises_01(const Impl01& impl) {
        }},
       {"matmul_loops",
        [impl] {
-         Generator gen(102);
+         Generator gen(seed(102));
          const std::vector<std::array<int64_t, 3>> cases = {{2, 3, 4}, {1, 5, 1}, {4, 1, 3}, {3, 3, 3}, {7, 6, 5}};
          for (auto [M, K, N] : cases) {
            Tensor a = random({M, K}, gen), b = random({K, N}, gen);
@@ -31,7 +39,7 @@ std::vector<Exercise> exercises_01(const Impl01& impl) {
        }},
       {"softmax_rows",
        [impl] {
-         Generator gen(103);
+         Generator gen(seed(103));
          for (Shape s : {Shape{2, 3}, Shape{1, 5}, Shape{4, 1}, Shape{3, 7}}) {
            Tensor x = random(s, gen, -3, 3);
            expect_close(impl.softmax_rows(x), softmax(x, 1), "softmax_rows(x)", describe("x", x), 1e-12, 1e-15);
@@ -45,6 +53,6 @@ std::vector<Exercise> exercises_01(const Impl01& impl) {
 }
 
 static Register reg({"01", "exercises/01_tensors", "student",
-                         [] { return exercises_01(HEED_IMPL_01(heed::student)); }});
+                         [] { return exercises_01(HEED_IMPL_01(heed::student)); }, kForbidden01});
 
 }  // namespace heed::check

@@ -6,6 +6,14 @@
 
 namespace heed::check {
 
+// What each answer may not call: its reference and anything that does the whole job
+// (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
+const ForbiddenCalls kForbidden02 = {
+    {"tanh_backward", {"heed::tanh(heed::Var const&)", "heed::Var::backward"}},
+    {"mul_backward", {"heed::mul(heed::Var const&", "heed::Var::backward"}},
+    {"matmul_backward", {"heed::matmul(heed::Var const&", "heed::Var::backward"}},
+};
+
 std::vector<Exercise> exercises_02(const Impl02& impl) {
   auto tanh_op = [impl](const Var& x) {
     Tensor y = tanh(x.value());
@@ -28,7 +36,7 @@ std::vector<Exercise> exercises_02(const Impl02& impl) {
   return {
       {"tanh_backward",
        [tanh_op] {
-         Generator gen(201);
+         Generator gen(seed(201));
          for (Shape s : {Shape{3, 4}, Shape{1, 1}, Shape{5}}) {
            Tensor x = random(s, gen, -2, 2);
            expect_gradcheck("tanh with your tanh_backward", [&](const std::vector<Var>& v) { return tanh_op(v[0]); },
@@ -37,7 +45,7 @@ std::vector<Exercise> exercises_02(const Impl02& impl) {
        }},
       {"mul_backward",
        [mul_op] {
-         Generator gen(202);
+         Generator gen(seed(202));
          for (Shape s : {Shape{2, 3}, Shape{1, 1}, Shape{4}}) {
            Tensor a = random(s, gen, -2, 2), b = random(s, gen, -2, 2);
            expect_gradcheck("a * b with your mul_backward",
@@ -50,7 +58,7 @@ std::vector<Exercise> exercises_02(const Impl02& impl) {
        }},
       {"matmul_backward",
        [matmul_op] {
-         Generator gen(203);
+         Generator gen(seed(203));
          const std::vector<std::array<int64_t, 3>> cases = {{3, 3, 3}, {2, 3, 4}, {1, 4, 1}, {4, 1, 2}};
          for (auto [M, K, N] : cases) {
            Tensor a = random({M, K}, gen), b = random({K, N}, gen);
@@ -62,6 +70,6 @@ std::vector<Exercise> exercises_02(const Impl02& impl) {
   };
 }
 
-static Register reg({"02", "exercises/02_autograd", "student", [] { return exercises_02(HEED_IMPL_02(heed::student)); }});
+static Register reg({"02", "exercises/02_autograd", "student", [] { return exercises_02(HEED_IMPL_02(heed::student)); }, kForbidden02});
 
 }  // namespace heed::check

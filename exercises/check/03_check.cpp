@@ -8,11 +8,19 @@
 
 namespace heed::check {
 
+// What each answer may not call: its reference and anything that does the whole job
+// (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
+const ForbiddenCalls kForbidden03 = {
+    {"numeric_gradient", {"heed::gradcheck"}},
+    {"softplus_backward", {"heed::Var::backward", "heed::gradcheck"}},
+    {"div_backward", {"heed::div(heed::Var const&", "heed::Var::backward"}},
+};
+
 std::vector<Exercise> exercises_03(const Impl03& impl) {
   return {
       {"numeric_gradient",
        [impl] {
-         Generator gen(301);
+         Generator gen(seed(301));
          // f(x) = sum_i exp(x_i) * x_i^2, df/dx_i = exp(x_i) (x_i^2 + 2 x_i).
          auto f = [](const Tensor& x) {
            real s = 0;
@@ -32,7 +40,7 @@ std::vector<Exercise> exercises_03(const Impl03& impl) {
        }},
       {"softplus_backward",
        [impl] {
-         Generator gen(302);
+         Generator gen(seed(302));
          for (Shape s : {Shape{2, 3}, Shape{1}}) {
            Tensor x = random(s, gen, -3, 3);
            expect_gradcheck(
@@ -49,7 +57,7 @@ std::vector<Exercise> exercises_03(const Impl03& impl) {
        }},
       {"div_backward",
        [impl] {
-         Generator gen(303);
+         Generator gen(seed(303));
          for (Shape s : {Shape{2, 3}, Shape{1}}) {
            Tensor a = random(s, gen, -2, 2), b = random(s, gen, 0.5, 2);
            expect_gradcheck(
@@ -68,6 +76,6 @@ std::vector<Exercise> exercises_03(const Impl03& impl) {
 }
 
 static Register reg({"03", "exercises/03_gradient_checking", "student",
-                     [] { return exercises_03(HEED_IMPL_03(heed::student)); }});
+                     [] { return exercises_03(HEED_IMPL_03(heed::student)); }, kForbidden03});
 
 }  // namespace heed::check

@@ -8,16 +8,24 @@
 
 namespace heed::check {
 
+// What each answer may not call: its reference and anything that does the whole job
+// (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
+const ForbiddenCalls kForbidden05 = {
+    {"gru_step", {"heed::GRUCell", "heed::Cell"}},
+    {"lstm_step", {"heed::LSTMCell", "heed::Cell"}},
+    {"last_state", {"heed::RecurrentEncoder", "heed::Seq2Seq"}},
+};
+
 std::vector<Exercise> exercises_05(const Impl05& impl) {
   return {
       {"gru_step",
        [impl] {
-         Generator gen(501);
+         Generator gen(seed(501));
          const int64_t I = 2, H = 3;
          GRUCell cell(I, H, gen);
          for (int64_t B : {3, 1}) {
            Tensor x = random({B, I}, gen, -2, 2), h = random({B, H}, gen);
-           const std::string in = describe("x", x) + "\n  " + describe("h", h) + "\n  (weights: a GRUCell(2, 3) of seed 501)";
+           const std::string in = describe("x", x) + "\n  " + describe("h", h) + "\n  (weights: a GRUCell(2, 3) of seed " + std::to_string(seed(501)) + ")";
            Var got = impl.gru_step(Var(x), Var(h), cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh);
            expect_close(got.value(), cell.step(Var(x), {Var(h), Var()}).h.value(), "gru_step's h'", in, 1e-10, 1e-12);
          }
@@ -29,13 +37,13 @@ std::vector<Exercise> exercises_05(const Impl05& impl) {
        }},
       {"lstm_step",
        [impl] {
-         Generator gen(502);
+         Generator gen(seed(502));
          const int64_t I = 2, H = 3;
          LSTMCell cell(I, H, gen);
          for (int64_t B : {3, 1}) {
            Tensor x = random({B, I}, gen, -2, 2), h = random({B, H}, gen), c = random({B, H}, gen);
            const std::string in = describe("x", x) + "\n  " + describe("h", h) + "\n  " + describe("c", c) +
-                                  "\n  (weights: an LSTMCell(2, 3) of seed 502)";
+                                  "\n  (weights: an LSTMCell(2, 3) of seed " + std::to_string(seed(502)) + ")";
            auto [h2, c2] = impl.lstm_step(Var(x), Var(h), Var(c), cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh);
            State ref = cell.step(Var(x), {Var(h), Var(c)});
            expect_close(c2.value(), ref.c.value(), "lstm_step's c'", in, 1e-10, 1e-12);
@@ -52,7 +60,7 @@ std::vector<Exercise> exercises_05(const Impl05& impl) {
        }},
       {"last_state",
        [impl] {
-         Generator gen(503);
+         Generator gen(seed(503));
          const int64_t I = 2, H = 3;
          RecurrentEncoder enc("gru", I, H, false, gen);
          const std::vector<int64_t> lengths = {4, 2, 1};
@@ -76,6 +84,6 @@ std::vector<Exercise> exercises_05(const Impl05& impl) {
 }
 
 static Register reg({"05", "exercises/05_recurrent_cells", "student",
-                     [] { return exercises_05(HEED_IMPL_05(heed::student)); }});
+                     [] { return exercises_05(HEED_IMPL_05(heed::student)); }, kForbidden05});
 
 }  // namespace heed::check

@@ -14,11 +14,19 @@
 
 namespace heed::check {
 
+// What each answer may not call: its reference and anything that does the whole job
+// (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
+const ForbiddenCalls kForbidden07 = {
+    {"additive_scores", {"heed::AdditiveScore", "heed::additive_score"}},
+    {"masked_softmax_rows", {"heed::masked_softmax", "heed::softmax(heed::Var const&, long, heed::Tensor const&)", "heed::softmax(heed::Tensor const&, long, heed::Tensor const&)", "heed::attend"}},
+    {"context_vector", {"heed::weighted_sum", "heed::attend"}},
+};
+
 void expect_learns_reverse(Var (*additive_scores)(const Var&, const Var&, const Var&, const Var&, const Var&)) {
   // Trained inside the chapter's model: Bahdanau's attention must learn to reverse.
   TrainSetup setup;
   setup.steps = 500;
-  Generator wgen(702);
+  Generator wgen(seed(702));
   const int64_t Hm = setup.hidden;
   const real bound = 1 / std::sqrt(static_cast<real>(Hm));
   Var W1(Tensor::uniform({Hm, Hm}, -bound, bound, wgen), true), W2(Tensor::uniform({Hm, Hm}, -bound, bound, wgen), true);
@@ -34,14 +42,14 @@ std::vector<Exercise> exercises_07(const Impl07& impl) {
   return {
       {"additive_scores",
        [impl] {
-         Generator gen(701);
+         Generator gen(seed(701));
          const int64_t H = 3, Hq = 2, A = 5;
          AdditiveScore ref(Hq, H, A, gen);
          const Tensor v = reshape(ref.v.weight.value(), {A});  // v (A): the Linear(A, 1)'s weight row
          for (auto [B, S] : {std::pair<int64_t, int64_t>{2, 4}, {1, 1}}) {
            Tensor h = random({B, S, H}, gen, -2, 2), s = random({B, Hq}, gen, -2, 2);
            const std::string in = describe("h", h) + "\n  " + describe("s", s) +
-                                  "\n  (W1 (5, 3), W2 (5, 2), v (5): an AdditiveScore of seed 701)";
+                                  "\n  (W1 (5, 3), W2 (5, 2), v (5): an AdditiveScore of seed " + std::to_string(seed(701)) + ")";
            Var got = impl.additive_scores(Var(h), Var(s), ref.W1.weight, ref.W2.weight, Var(v));
            expect_close(got.value(), ref.score(Var(s), ref.prepare(Var(h))).value(), "additive_scores", in, 1e-10, 1e-12);
          }
@@ -54,7 +62,7 @@ std::vector<Exercise> exercises_07(const Impl07& impl) {
        }},
       {"masked_softmax_rows",
        [impl] {
-         Generator gen(703);
+         Generator gen(seed(703));
          Tensor scores = random({4, 4}, gen, -3, 3);
          Tensor mask({4, 4}, {1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1});
          Tensor big({2, 4}, {1000, 999, -1000, 5, -1000, -999, -1002, 0});
@@ -75,7 +83,7 @@ std::vector<Exercise> exercises_07(const Impl07& impl) {
        }},
       {"context_vector",
        [impl] {
-         Generator gen(704);
+         Generator gen(seed(704));
          for (auto [B, S, D] : {std::array<int64_t, 3>{2, 3, 3}, {2, 4, 2}, {1, 1, 3}}) {
            Tensor w = softmax(random({B, S}, gen, -2, 2), 1), values = random({B, S, D}, gen);
            const std::string in = describe("weights", w) + "\n  " + describe("values", values);
@@ -89,6 +97,6 @@ std::vector<Exercise> exercises_07(const Impl07& impl) {
 }
 
 static Register reg({"07", "exercises/07_additive_attention", "student",
-                     [] { return exercises_07(HEED_IMPL_07(heed::student)); }});
+                     [] { return exercises_07(HEED_IMPL_07(heed::student)); }, kForbidden07});
 
 }  // namespace heed::check

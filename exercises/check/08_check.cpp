@@ -14,11 +14,20 @@
 
 namespace heed::check {
 
+// What each answer may not call: its reference and anything that does the whole job
+// (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
+const ForbiddenCalls kForbidden08 = {
+    {"general_scores", {"heed::GeneralScore"}},
+    {"scaled_dot_scores", {"heed::DotScore"}},
+    {"attentional_state", {"heed::Seq2Seq"}},
+    {"feeding_step", {"heed::Seq2Seq", "heed::attend"}},
+};
+
 std::vector<Exercise> exercises_08(const Impl08& impl) {
   return {
       {"general_scores",
        [impl] {
-         Generator gen(801);
+         Generator gen(seed(801));
          for (auto [B, S, Dq, Dk] : {std::array<int64_t, 4>{2, 4, 3, 3}, {2, 3, 2, 4}, {1, 1, 3, 2}}) {
            GeneralScore ref(Dq, Dk, gen);
            Tensor s = random({B, Dq}, gen, -2, 2), h = random({B, S, Dk}, gen, -2, 2);
@@ -30,7 +39,7 @@ std::vector<Exercise> exercises_08(const Impl08& impl) {
          }
          TrainSetup setup;
          setup.steps = 500;
-         Generator wgen(802);
+         Generator wgen(seed(802));
          const real bound = 1 / std::sqrt(static_cast<real>(setup.hidden));
          Var W(Tensor::uniform({setup.hidden, setup.hidden}, -bound, bound, wgen), true);
          real exact = train_reverse([&](const Var& hh, const Var& ss) { return impl.general_scores(ss, hh, W); }, {W}, setup);
@@ -40,7 +49,7 @@ std::vector<Exercise> exercises_08(const Impl08& impl) {
        }},
       {"scaled_dot_scores",
        [impl] {
-         Generator gen(803);
+         Generator gen(seed(803));
          DotScore ref(true);
          for (auto [B, S, D] : {std::array<int64_t, 3>{2, 4, 4}, {2, 3, 9}, {1, 1, 2}}) {
            Tensor s = random({B, D}, gen, -2, 2), h = random({B, S, D}, gen, -2, 2);
@@ -53,7 +62,7 @@ std::vector<Exercise> exercises_08(const Impl08& impl) {
        }},
       {"attentional_state",
        [impl] {
-         Generator gen(804);
+         Generator gen(seed(804));
          for (int64_t B : {2, 1}) {
            const int64_t H = 3;
            Tensor c = random({B, H}, gen, -2, 2), s = random({B, H}, gen, -2, 2), W = random({H, 2 * H}, gen);
@@ -66,7 +75,7 @@ std::vector<Exercise> exercises_08(const Impl08& impl) {
        }},
       {"feeding_step",
        [impl] {
-         Generator gen(805);
+         Generator gen(seed(805));
          const int64_t E = 2, H = 3, S = 4;
          GRUCell cell(E + H, H, gen);
          GeneralScore score(H, H, gen);
@@ -77,7 +86,7 @@ std::vector<Exercise> exercises_08(const Impl08& impl) {
            Tensor mask = Tensor::ones({B, S});
            if (B == 2) mask[S + 2] = mask[S + 3] = 0;  // row 1 has 2 real positions
            const std::string in = describe("y", y) + "\n  " + describe("s_prev", s_prev) + "\n  " + describe("feed", feed) +
-                                  "\n  " + describe("mask", mask) + "\n  (h random (B, 4, 3); cell, W and W_c of seed 805)";
+                                  "\n  " + describe("mask", mask) + "\n  (h random (B, 4, 3); cell, W and W_c of seed " + std::to_string(seed(805)) + ")";
            Var s_ref = cell.step(concat({Var(y), Var(feed)}, 1), {Var(s_prev), Var()}).h;
            Attention a = attend(score.score(s_ref, score.prepare(Var(h))), Var(h), mask);
            Var att_ref = tanh(linear(concat({a.context, s_ref}, 1), W_c, Var()));
@@ -98,6 +107,6 @@ std::vector<Exercise> exercises_08(const Impl08& impl) {
 }
 
 static Register reg({"08", "exercises/08_multiplicative_attention", "student",
-                     [] { return exercises_08(HEED_IMPL_08(heed::student)); }});
+                     [] { return exercises_08(HEED_IMPL_08(heed::student)); }, kForbidden08});
 
 }  // namespace heed::check

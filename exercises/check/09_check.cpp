@@ -9,6 +9,14 @@
 
 namespace heed::check {
 
+// What each answer may not call: its reference and anything that does the whole job
+// (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
+// No library function computes these; only kAlwaysForbidden applies (the checker, the solutions).
+const ForbiddenCalls kForbidden09 = {
+    {"mirror_offsets", {}},
+    {"row_entropy", {}},
+};
+
 namespace {
 
 std::string ids_str(const std::vector<int64_t>& ids) {
@@ -51,7 +59,7 @@ std::vector<Exercise> exercises_09(const Impl09& impl) {
          Tensor expected({4}, {0, std::log(4.0), std::log(2.0),
                                -(0.7 * std::log(0.7) + 0.2 * std::log(0.2) + 0.1 * std::log(0.1))});
          expect_close(impl.row_entropy(w), expected, "row_entropy (nats)", describe("weights", w), 1e-12, 1e-15);
-         Generator gen(901);
+         Generator gen(seed(901));
          Tensor r = softmax(random({3, 5}, gen, -2, 2), 1);
          Tensor e = Tensor::zeros({3});
          for (int64_t t = 0; t < 3; ++t)
@@ -62,6 +70,6 @@ std::vector<Exercise> exercises_09(const Impl09& impl) {
 }
 
 static Register reg({"09", "exercises/09_attention_matrices", "student",
-                     [] { return exercises_09(HEED_IMPL_09(heed::student)); }});
+                     [] { return exercises_09(HEED_IMPL_09(heed::student)); }, kForbidden09});
 
 }  // namespace heed::check

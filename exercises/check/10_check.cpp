@@ -9,11 +9,18 @@
 
 namespace heed::check {
 
+// What each answer may not call: its reference and anything that does the whole job
+// (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
+const ForbiddenCalls kForbidden10 = {
+    {"clip_by_global_norm", {"heed::clip_grad_norm"}},
+    {"gradient_to_source", {"heed::encoder_gradient_norms"}},
+};
+
 std::vector<Exercise> exercises_10(const Impl10& impl) {
   return {
       {"clip_by_global_norm",
        [impl] {
-         Generator gen(1001);
+         Generator gen(seed(1001));
          for (real scale : {1.0, 0.1, 50.0}) {
            std::vector<Tensor> grads = {mul(random({2, 3}, gen), scale), mul(random({4}, gen), scale),
                                         mul(random({1, 1}, gen), scale)};
@@ -40,16 +47,16 @@ std::vector<Exercise> exercises_10(const Impl10& impl) {
            c.model = kind;
            c.embed = 8;
            c.hidden = 12;
-           Generator gen(1002);
+           Generator gen(seed(1002));
            Seq2Seq model(c, gen);
-           Generator data(1003);
+           Generator data(seed(1003));
            Batch batch = sample_batch(task, data, 1);
            for (int64_t t : {int64_t(0), batch.tgt_len - 1}) {
              std::vector<real> expected = encoder_gradient_norms(model, batch, t);
              model.zero_grad();
              std::vector<real> got = impl.gradient_to_source(model, batch, t);
              model.zero_grad();
-             const std::string in = std::string("an untrained ") + kind + " model (E 8, H 12, seed 1002), a reverse source of 6, step t = " +
+             const std::string in = std::string("an untrained ") + kind + " model (E 8, H 12, seed " + std::to_string(seed(1002)) + "), a reverse source of 6, step t = " +
                                     std::to_string(t);
              expect_close(Tensor({static_cast<int64_t>(got.size())}, got),
                           Tensor({static_cast<int64_t>(expected.size())}, expected), "||d loss_t / d h_i|| by position i", in,
@@ -61,6 +68,6 @@ std::vector<Exercise> exercises_10(const Impl10& impl) {
 }
 
 static Register reg({"10", "exercises/10_long_sequences", "student",
-                     [] { return exercises_10(HEED_IMPL_10(heed::student)); }});
+                     [] { return exercises_10(HEED_IMPL_10(heed::student)); }, kForbidden10});
 
 }  // namespace heed::check

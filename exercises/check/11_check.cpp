@@ -10,6 +10,13 @@
 
 namespace heed::check {
 
+// What each answer may not call: its reference and anything that does the whole job
+// (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
+const ForbiddenCalls kForbidden11 = {
+    {"best_extensions", {"heed::beam_search"}},
+    {"rank_hypotheses", {"heed::beam_search"}},
+};
+
 namespace {
 
 std::string str(const std::vector<BeamCandidate>& cs) {
@@ -57,7 +64,7 @@ std::vector<Exercise> exercises_11(const Impl11& impl) {
   return {
       {"best_extensions",
        [impl] {
-         Generator gen(1101);
+         Generator gen(seed(1101));
          struct Case {
            Tensor lp;
            std::vector<real> totals;
@@ -119,6 +126,6 @@ std::vector<Exercise> exercises_11(const Impl11& impl) {
   };
 }
 
-static Register reg({"11", "exercises/11_translation", "student", [] { return exercises_11(HEED_IMPL_11(heed::student)); }});
+static Register reg({"11", "exercises/11_translation", "student", [] { return exercises_11(HEED_IMPL_11(heed::student)); }, kForbidden11});
 
 }  // namespace heed::check

@@ -12,11 +12,19 @@
 
 namespace heed::check {
 
+// What each answer may not call: its reference and anything that does the whole job
+// (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
+const ForbiddenCalls kForbidden12 = {
+    {"cosine_scores", {"heed::CosineScore"}},
+    {"causal_attention", {"heed::scaled_dot_product_attention", "heed::SelfAttention", "heed::MultiHeadAttention", "heed::TransformerAttention"}},
+    {"split_heads", {"heed::scaled_dot_product_attention", "heed::MultiHeadAttention", "heed::TransformerAttention"}},
+};
+
 std::vector<Exercise> exercises_12(const Impl12& impl) {
   return {
       {"cosine_scores",
        [impl] {
-         Generator gen(1201);
+         Generator gen(seed(1201));
          CosineScore ref;
          ref.beta.value()[0] = 1.7;
          for (auto [B, S, D] : {std::array<int64_t, 3>{2, 4, 3}, {1, 1, 2}}) {
@@ -33,7 +41,7 @@ std::vector<Exercise> exercises_12(const Impl12& impl) {
        }},
       {"causal_attention",
        [impl] {
-         Generator gen(1202);
+         Generator gen(seed(1202));
          for (auto [N, S, dk, dv] : {std::array<int64_t, 4>{2, 4, 3, 2}, {1, 3, 2, 2}, {1, 1, 2, 3}}) {
            Tensor q = random({N, S, dk}, gen, -2, 2), k = random({N, S, dk}, gen, -2, 2), v = random({N, S, dv}, gen, -2, 2);
            const std::string in = describe("q", q) + "\n  " + describe("k", k) + "\n  " + describe("v", v);
@@ -48,7 +56,7 @@ std::vector<Exercise> exercises_12(const Impl12& impl) {
        }},
       {"split_heads",
        [impl] {
-         Generator gen(1203);
+         Generator gen(seed(1203));
          for (auto [B, S, D, h] : {std::array<int64_t, 4>{2, 3, 4, 2}, {1, 2, 4, 4}, {2, 2, 3, 1}, {1, 3, 8, 2}}) {
            Tensor x = random({B, S, D}, gen);
            // (B, S, D) -> (B, S, h, d) -> (B, h, S, d): what MultiHeadAttention does by reshape and transpose.
@@ -64,6 +72,6 @@ std::vector<Exercise> exercises_12(const Impl12& impl) {
   };
 }
 
-static Register reg({"12", "exercises/12_attention_zoo", "student", [] { return exercises_12(HEED_IMPL_12(heed::student)); }});
+static Register reg({"12", "exercises/12_attention_zoo", "student", [] { return exercises_12(HEED_IMPL_12(heed::student)); }, kForbidden12});
 
 }  // namespace heed::check

@@ -17,6 +17,14 @@
 
 namespace heed::check {
 
+// What each answer may not call: its reference and anything that does the whole job
+// (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
+const ForbiddenCalls kForbidden13 = {
+    {"layer_norm_rows", {"heed::layer_norm", "heed::LayerNorm"}},
+    {"decoder_layer", {"heed::TransformerDecoderLayer::forward", "heed::TransformerDecoder", "heed::TransformerCore"}},
+    {"transformer_input", {"heed::TransformerCore", "heed::Seq2Seq"}},
+};
+
 namespace {
 
 // (B, n) with 1 at the first lengths[b] positions of row b.
@@ -34,7 +42,7 @@ std::vector<Exercise> exercises_13(const Impl13& impl) {
   return {
       {"layer_norm_rows",
        [impl] {
-         Generator gen(1301);
+         Generator gen(seed(1301));
          for (auto [R, D] : {std::array<int64_t, 2>{4, 5}, {3, 1}}) {
            Tensor x = random({2, R, D}, gen, -3, 3);
            if (D > 1)
@@ -53,7 +61,7 @@ std::vector<Exercise> exercises_13(const Impl13& impl) {
        }},
       {"decoder_layer",
        [impl] {
-         Generator gen(1302);
+         Generator gen(seed(1302));
          struct Case { int64_t B, T, S, D, heads, ff; std::vector<int64_t> tgt_len, src_len; };
          for (const Case& c : {Case{2, 3, 4, 8, 2, 16, {3, 2}, {4, 2}}, Case{1, 1, 2, 4, 1, 8, {1}, {2}}}) {
            for (bool norm_first : {false, true}) {
@@ -78,7 +86,7 @@ std::vector<Exercise> exercises_13(const Impl13& impl) {
        }},
       {"transformer_input",
        [impl] {
-         Generator gen(1303);
+         Generator gen(seed(1303));
          const int64_t V = 5, D = 6, B = 2, L = 4;
          Tensor table = random({V, D}, gen, -1, 1);
          const std::vector<int64_t> ids = {3, 1, 4, 1, 0, 2, 2, 4};  // row 0: 3 1 4 1, row 1: 0 2 2 4
@@ -96,6 +104,6 @@ std::vector<Exercise> exercises_13(const Impl13& impl) {
   };
 }
 
-static Register reg({"13", "exercises/13_transformer", "student", [] { return exercises_13(HEED_IMPL_13(heed::student)); }});
+static Register reg({"13", "exercises/13_transformer", "student", [] { return exercises_13(HEED_IMPL_13(heed::student)); }, kForbidden13});
 
 }  // namespace heed::check

@@ -27,8 +27,39 @@ const char* status_word(Status s) {
     case Status::kPassed: return "passed";
     case Status::kNotDone: return "not done yet";
     case Status::kWrong: return "wrong";
+    case Status::kRefused: return "refused";
   }
   return "?";
+}
+
+const char* status_key(Status s) { return s == Status::kNotDone ? "not done" : status_word(s); }
+
+const std::vector<std::string> kAlwaysForbidden = {"heed::check", "heed::solution"};
+
+std::vector<std::string> forbidden_for(const ForbiddenCalls& table, const std::string& exercise) {
+  std::vector<std::string> out;
+  if (auto it = table.find(exercise); it != table.end()) out = it->second;
+  out.insert(out.end(), kAlwaysForbidden.begin(), kAlwaysForbidden.end());
+  return out;
+}
+
+namespace {
+std::optional<uint64_t>& the_grader_seed() {
+  static std::optional<uint64_t> n;
+  return n;
+}
+}  // namespace
+
+void set_grader_seed(std::optional<uint64_t> n) { the_grader_seed() = n; }
+std::optional<uint64_t> grader_seed() { return the_grader_seed(); }
+
+uint64_t seed(uint64_t k) {
+  if (!the_grader_seed()) return k;
+  // splitmix64's finaliser of N and k: nearby N or k give unrelated seeds.
+  uint64_t z = *the_grader_seed() * 0x9E3779B97F4A7C15ull + k;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
 }
 
 std::vector<Chapter>& chapters() {

@@ -6,7 +6,10 @@
 // (tests/exercises/), which only the self-test (build/exercise-selftest, run by make test) links.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,21 +32,42 @@ struct Exercise {
   std::function<void()> check;      // throws Wrong (or the student's NotDone) unless right
 };
 
-enum class Status { kPassed, kNotDone, kWrong };
+// Refused: the answer calls a library function that does the exercise for it (its chapter's
+// forbidden list); the check is not run.
+enum class Status { kPassed, kNotDone, kWrong, kRefused };
 struct Outcome {
   Status status = Status::kPassed;
-  std::string detail;  // the not_done text, or what is wrong
+  std::string detail;  // the not_done text, what is wrong, or which call was refused
 };
 // Runs one check: NotDone -> not done yet; Wrong, heed::Error or any other exception -> wrong.
 Outcome run(const Exercise& e);
-const char* status_word(Status s);  // "passed", "not done yet", "wrong"
+const char* status_word(Status s);  // "passed", "not done yet", "wrong", "refused"
+const char* status_key(Status s);   // the results document's: "passed", "not done", "wrong", "refused"
+
+// ---- what an answer may not call
+// Per exercise, the library functions it may not use (patterns of objects.h's names_function):
+// its own reference and anything else that does the whole job. Every exercise also may not call
+// the checker (heed::check) or the solutions (heed::solution): kAlwaysForbidden.
+using ForbiddenCalls = std::map<std::string, std::vector<std::string>>;
+extern const std::vector<std::string> kAlwaysForbidden;
+// The exercise's list with kAlwaysForbidden added.
+std::vector<std::string> forbidden_for(const ForbiddenCalls& table, const std::string& exercise);
+
+// ---- the grader's seed (make exercises SEED=N, build/exercise-NN --seed N)
+// Every random input of a check comes from a Generator seeded with seed(k), k the check's own
+// number: k itself by default (the inputs the students see), else a mix of the grader's N and k,
+// so that each check draws other inputs and an answer that hard-codes outputs fails.
+void set_grader_seed(std::optional<uint64_t> n);
+std::optional<uint64_t> grader_seed();
+uint64_t seed(uint64_t k);
 
 // ---- registration (static objects in the check, solution and wrong-answer files)
 struct Chapter {
   std::string number;   // "02"
   std::string folder;   // "exercises/02_autograd"
-  std::string variant;  // "student" or "solution"
+  std::string variant;  // "student", "solution" or "extra" (a grader's private checks)
   std::function<std::vector<Exercise>()> make;
+  ForbiddenCalls forbidden = {};  // per exercise, what the answer may not call (the student variant's)
 };
 struct WrongAnswer {
   std::string number;    // the chapter

@@ -2,14 +2,26 @@
 // one line per exercise, then "NN: k of n passed". Exit status 0 only when every one passed.
 // Each check runs in a child process, so that an exercise that crashes (an index out of range)
 // or never returns is reported as wrong and the others are still checked.
+//   --seed N     draw every random input from the grader's seed N (check.h's seed)
+//   --json FILE  also write the results as one JSON document (exercises/README.md, "Results")
+//   --strict     stop (exit status 2) when the answers' object cannot be read for refused calls
+// Before its check runs, an answer's compiled object (build/obj/exercises/NN_*/exercises.o, beside
+// this program) is read for calls it may not make (objects.h); such an answer is refused.
+// A grader's own checks (variant "extra", make exercises CHECKS=DIR) follow the chapter's.
+#include <chrono>
+#include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "exercises/check/check.h"
+#include "exercises/check/objects.h"
 
 namespace {
 
@@ -72,25 +84,141 @@ std::string indent(const std::string& s) {
   return out;
 }
 
+// A JSON string: quotes, backslashes and control characters escaped.
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+// The folder of this program (build/), where make put the objects it was linked from.
+std::string program_dir() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "build";
+  std::string path(buf, static_cast<size_t>(n));
+  return path.substr(0, path.rfind('/'));
+}
+
+int usage(const char* why) {
+  std::fprintf(stderr, "exercise checker: %s\nusage: exercise-NN [--seed N] [--json FILE] [--strict]\n", why);
+  return 2;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   using namespace heed::check;
+  std::string json_path;
+  bool strict = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--strict") {
+      strict = true;
+      continue;
+    }
+    if ((a == "--seed" || a == "--json") && i + 1 >= argc) return usage((a + " needs a value").c_str());
+    if (a == "--seed") {
+      const std::string v = argv[++i];
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || v[0] == '-' || *end != '\0' || errno == ERANGE)
+        return usage(("--seed takes a whole number from 0 to 2^64 - 1, not \"" + v + "\"").c_str());
+      set_grader_seed(n);
+    } else if (a == "--json") {
+      json_path = argv[++i];
+    } else {
+      return usage(("unknown argument \"" + a + "\"").c_str());
+    }
+  }
+  if (grader_seed()) std::printf("inputs drawn from the grader's seed %llu\n", static_cast<unsigned long long>(*grader_seed()));
   bool all = true;
+  std::string json_chapters;
   for (const Chapter& c : chapters()) {
     if (c.variant != "student") continue;
     std::printf("exercises of chapter %s (%s/README.md)\n", c.number.c_str(), c.folder.c_str());
     std::vector<Exercise> list = c.make();
-    int passed = 0;
-    for (size_t i = 0; i < list.size(); ++i) {
-      Outcome o = run_isolated(list[i]);
-      if (o.status == Status::kPassed) ++passed;
-      std::printf("  %s.%zu %-24s %s%s%s\n", c.number.c_str(), i + 1, list[i].name.c_str(), status_word(o.status),
-                  o.detail.empty() ? "" : ": ", indent(o.detail).c_str());
+    size_t own = list.size();
+    for (const Chapter& extra : chapters())
+      if (extra.variant == "extra" && extra.number == c.number)
+        for (Exercise& e : extra.make()) list.push_back(std::move(e));
+    // Read once what the answers call; a checker that cannot read it grades nothing.
+    const std::string object = program_dir() + "/obj/" + c.folder + "/exercises.o";
+    // A grader (--strict: make exercises JSON=..., tools/grade_exercises.sh) grades nothing then;
+    // a student whose system lacks objdump or ELF objects (macOS) is still checked, and told.
+    ObjectReferences refs;
+    bool refusals = true;
+    try {
+      refs = read_object_references(object);
+    } catch (const std::exception& err) {
+      std::fprintf(stderr, "exercise checker: cannot tell what the answers call: %s\n", err.what());
+      if (strict) return 2;
+      std::fprintf(stderr, "exercise checker: checking without refusing calls to the library's versions\n");
+      refusals = false;
     }
+    int counts[4] = {0, 0, 0, 0};
+    std::string json_exercises;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      Outcome o;
+      try {
+        std::string why =
+            refusals ? forbidden_call(refs, "heed::student::" + list[i].name, forbidden_for(c.forbidden, list[i].name)) : "";
+        o = why.empty() ? run_isolated(list[i]) : Outcome{Status::kRefused, why};
+      } catch (const std::exception& err) {  // no such function in the object: the exercise file was changed
+        o = {Status::kWrong, err.what()};
+      }
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ++counts[static_cast<int>(o.status)];
+      const std::string id = c.number + "." + std::to_string(i + 1);
+      const std::string name = list[i].name + (i < own ? "" : " (grader's check)");
+      std::printf("  %s %-24s %s%s%s\n", id.c_str(), name.c_str(), status_word(o.status),
+                  o.detail.empty() ? "" : ": ", indent(o.detail).c_str());
+      char time[32];
+      std::snprintf(time, sizeof time, "%.3f", seconds);
+      json_exercises += std::string(json_exercises.empty() ? "" : ", ") + "{\"id\": " + json_string(id) +
+                        ", \"name\": " + json_string(list[i].name) + ", \"grader_check\": " + (i < own ? "false" : "true") +
+                        ", \"status\": " + json_string(status_key(o.status)) + ", \"message\": " + json_string(o.detail) +
+                        ", \"seconds\": " + time + "}";
+    }
+    const int passed = counts[static_cast<int>(Status::kPassed)];
     std::printf("%s: %d of %zu passed\n", c.number.c_str(), passed, list.size());
     std::fflush(stdout);
     all = all && passed == static_cast<int>(list.size());
+    json_chapters += std::string(json_chapters.empty() ? "" : ",\n") + "{\"chapter\": " + json_string(c.number) +
+                     ", \"folder\": " + json_string(c.folder) + ", \"compiles\": true, \"message\": \"\", \"counts\": {" +
+                     "\"passed\": " + std::to_string(passed) +
+                     ", \"not_done\": " + std::to_string(counts[static_cast<int>(Status::kNotDone)]) +
+                     ", \"wrong\": " + std::to_string(counts[static_cast<int>(Status::kWrong)]) +
+                     ", \"refused\": " + std::to_string(counts[static_cast<int>(Status::kRefused)]) +
+                     ", \"total\": " + std::to_string(list.size()) + "}, \"exercises\": [" + json_exercises + "]}";
+  }
+  if (!json_path.empty()) {
+    // One chapter per line between the first and last lines: make exercises JSON=FILE joins
+    // the chapters' documents into one by those lines.
+    std::ofstream out(json_path);
+    out << "{\"format\": \"heed-exercises 1\", \"seed\": "
+        << (grader_seed() ? std::to_string(*grader_seed()) : std::string("null")) << ", \"chapters\": [\n"
+        << json_chapters << "\n]}\n";
+    out.close();
+    if (!out) {
+      std::fprintf(stderr, "exercise checker: could not write %s\n", json_path.c_str());
+      return 2;
+    }
   }
   return all ? 0 : 1;
 }

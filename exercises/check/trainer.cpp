@@ -1,5 +1,7 @@
 #include "exercises/check/trainer.h"
 
+#include "exercises/check/check.h"
+
 #include <cmath>
 
 #include "autograd/functions.h"
@@ -65,13 +67,13 @@ struct Model {
 }  // namespace
 
 real train_reverse(const ScoreOf& score, const std::vector<Var>& score_params, const TrainSetup& c) {
-  Generator gen(c.seed);
+  Generator gen(seed(c.seed));
   Model model(c, gen);
   std::vector<Var> params = model.parameters();
   params.insert(params.end(), score_params.begin(), score_params.end());
   ReverseTask task(c.vocab, c.min_len, c.max_len);
   Adam adam(params, 3e-3);
-  Generator data(c.seed + 1);
+  Generator data(seed(c.seed + 1));
   for (int64_t step = 0; step < c.steps; ++step) {
     adam.set_lr(3e-3 * (1 - static_cast<real>(step) / c.steps));
     Batch batch = sample_batch(task, data, c.batch);
@@ -83,7 +85,7 @@ real train_reverse(const ScoreOf& score, const std::vector<Var>& score_params, c
     adam.step();
   }
   NoGradGuard no_grad;
-  Generator eval(c.seed + 2);
+  Generator eval(seed(c.seed + 2));
   Batch batch = sample_batch(task, eval, 200);
   std::vector<int64_t> chosen(batch.batch * batch.tgt_len);
   model.run(score, batch, &chosen);

@@ -1,12 +1,62 @@
 // build/exercise-selftest, run by make test (tests/exercises_test.cpp): every chapter's checks
 // against the solutions (each must pass), against the untouched exercise files (each must say
 // "not done yet", none may crash) and against every wrong answer (its exercise must be "wrong").
+// It also holds what the checker refuses (every exercise's answer that calls its reference, in
+// tests/exercises/refused/, refused; the solutions and the stubs not) and what the grader's seed
+// changes (every solution passes under another seed; answers hard-coded for the default seed fail).
 // Prints one line per failure and a summary (-v: also every rejection); exit status 0 when all hold.
+#include <climits>
+#include <functional>
+#include <optional>
 #include <cstdio>
 #include <map>
 #include <string>
+#include <unistd.h>
 
+// Chapter 01's solutions, declared here for the hard-coded answers below.
+#define student solution
+#include "exercises/01_tensors/exercises.h"
+#undef student
+#include "exercises/check/01_check.h"
 #include "exercises/check/check.h"
+#include "exercises/check/objects.h"
+
+namespace {
+
+// The folder of this program (build/), beside the objects make built it from.
+std::string program_dir() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "build";
+  std::string path(buf, static_cast<size_t>(n));
+  return path.substr(0, path.rfind('/'));
+}
+
+// Answers that hard-code their outputs: while recording they return the solution's and keep
+// them; replaying, they return them in the same order without looking at their inputs.
+struct Tape {
+  bool recording = true;
+  std::map<std::string, std::vector<heed::Tensor>> outputs;  // by exercise
+  std::map<std::string, size_t> next;
+  heed::Tensor answer(const std::string& exercise, const std::function<heed::Tensor()>& right) {
+    if (recording) return outputs[exercise].emplace_back(right());
+    std::vector<heed::Tensor>& kept = outputs[exercise];
+    size_t& i = next[exercise];
+    return i < kept.size() ? kept[i++] : heed::Tensor();
+  }
+};
+Tape tape;
+heed::Tensor taped_add(const heed::Tensor& a, const heed::Tensor& b) {
+  return tape.answer("broadcast_add", [&] { return heed::solution::broadcast_add(a, b); });
+}
+heed::Tensor taped_matmul(const heed::Tensor& a, const heed::Tensor& b) {
+  return tape.answer("matmul_loops", [&] { return heed::solution::matmul_loops(a, b); });
+}
+heed::Tensor taped_softmax(const heed::Tensor& x) {
+  return tape.answer("softmax_rows", [&] { return heed::solution::softmax_rows(x); });
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   const bool verbose = argc > 1 && std::string(argv[1]) == "-v";  // show every rejection
@@ -62,9 +112,70 @@ int main(int argc, char** argv) {
     if (c.variant == "solution")
       for (const Exercise& e : c.make())
         if (!wrong_per_exercise.count(c.number + " " + e.name)) fail(c.number + " " + e.name + ": no wrong answer rejected");
+  // What the checker refuses, read from the objects make built: the stubs, the solutions (compiled
+  // in NN_wrong.o, namespace heed::solution) and the answers calling their references.
+  int refused = 0;
+  const std::string obj = program_dir() + "/obj/";
+  for (const Chapter& c : chapters()) {
+    if (c.variant != "student") continue;
+    try {
+      ObjectReferences stub = read_object_references(obj + c.folder + "/exercises.o");
+      ObjectReferences sol = read_object_references(obj + "tests/exercises/" + c.number + "_wrong.o");
+      ObjectReferences calls = read_object_references(obj + "tests/exercises/refused/" + c.number + "_refused.o");
+      std::vector<Exercise> list = c.make();
+      if (c.forbidden.size() != list.size())
+        fail("chapter " + c.number + ": " + std::to_string(c.forbidden.size()) + " forbidden lists for " +
+             std::to_string(list.size()) + " exercises");
+      for (const Exercise& e : list) {
+        if (!c.forbidden.count(e.name)) fail(c.number + " " + e.name + ": no list of forbidden calls");
+        const std::vector<std::string> forbidden = forbidden_for(c.forbidden, e.name);
+        std::string why = forbidden_call(stub, "heed::student::" + e.name, forbidden);
+        if (!why.empty()) fail(c.number + " " + e.name + ": the untouched exercise is refused: " + why);
+        why = forbidden_call(sol, "heed::solution::" + e.name, forbidden);
+        if (!why.empty()) fail(c.number + " " + e.name + ": the solution is refused: " + why);
+        why = forbidden_call(calls, "heed::student::" + e.name, forbidden);
+        if (why.empty()) fail(c.number + " " + e.name + ": the answer calling its reference was not refused");
+        else ++refused;
+        if (verbose && !why.empty()) std::printf("refused %s %s:\n  %s\n", c.number.c_str(), e.name.c_str(), why.c_str());
+      }
+    } catch (const std::exception& err) {
+      fail("chapter " + c.number + ": " + err.what());
+    }
+  }
+
+  // The grader's seed: every solution passes under other inputs too.
+  set_grader_seed(7);
+  for (const Chapter& c : chapters())
+    if (c.variant == "solution")
+      for (const Exercise& e : c.make()) {
+        Outcome o = run(e);
+        ++runs;
+        if (o.status != Status::kPassed)
+          fail(c.number + " " + e.name + " (solution) under the grader's seed 7: " + status_word(o.status) + ": " + o.detail);
+      }
+  // Chapter 01's answers hard-coded for the default seed pass under it and fail under another.
+  set_grader_seed(std::nullopt);
+  const Impl01 taped{taped_add, taped_matmul, taped_softmax};
+  for (const Exercise& e : exercises_01(taped)) run(e);  // record
+  for (std::optional<uint64_t> grader : {std::optional<uint64_t>(), std::optional<uint64_t>(7)}) {
+    set_grader_seed(grader);
+    tape.recording = false;
+    for (const Exercise& e : exercises_01(taped)) {
+      tape.next.clear();
+      Outcome o = run(e);
+      ++runs;
+      const bool should_pass = !grader;
+      if ((o.status == Status::kPassed) != should_pass)
+        fail("01 " + e.name + ": an answer hard-coded for the default seed was " + status_word(o.status) +
+             (grader ? " under the grader's seed 7" : " under the default seed"));
+    }
+  }
+  set_grader_seed(std::nullopt);
+
   int exercises = 0;
   for (const auto& [number, n] : solved) exercises += n;
-  std::printf("exercise self-test: %zu chapters, %d exercises, %d wrong answers rejected, %d checks run, %d failures\n",
-              solved.size(), exercises, rejected, runs, failures);
+  std::printf("exercise self-test: %zu chapters, %d exercises, %d wrong answers rejected, %d answers calling their "
+              "references refused, %d checks run, %d failures\n",
+              solved.size(), exercises, rejected, refused, runs, failures);
   return failures == 0 ? 0 : 1;
 }
