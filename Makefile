@@ -14,9 +14,11 @@
 #   make float          heed, its tests, chapters and benchmark with 32-bit reals (float) in build-float/
 #   make test-float     build build-float/ and run its tests (skips what only double can hold, saying why)
 #   make test-clang     build with clang++ in build-clang/ and run every test there
+#   make test-libcxx    build with clang++ and libc++ (macOS's C++ library) in build-libcxx/, run every test
+#   make test-gcc11     build with g++ 11 (Ubuntu 22.04's, WSL's) in build-gcc11/ and run every test
 #   make test-aarch64   cross-build for ARM64 in build-aarch64/ and run a subset under qemu-user
-#   make same-bits      train one model with one seed under g++, clang++ and ARM64: same bytes?
-#   make clean          remove build/, build-float/, build-clang/ and build-aarch64/
+#   make same-bits      train one model with one seed under g++, clang++, clang++ with libc++ and ARM64: same bytes?
+#   make clean          remove build/, build-float/, build-clang/, build-libcxx/, build-gcc11/ and build-aarch64/
 #   make compile_commands.json  the compile commands, for clangd and editors (make format: clang-format)
 #
 # Builds run on every core by default (JOBS=N or make -jN to choose; -j1 for one at a time).
@@ -76,7 +78,7 @@ DOCTEST_I := $(if $(filter /usr/include/%,$(DOCTEST)),,-isystem $(patsubst %/doc
 obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(1))
 
 .PHONY: figures all test run tutorials bench clean help doctest check-chapters sanitize fuzz fuzz-toolchain \
-  float test-float test-clang test-aarch64 same-bits compile_commands.json format show-makeflags
+  float test-float test-clang test-libcxx test-gcc11 test-aarch64 same-bits compile_commands.json format show-makeflags
 .DEFAULT_GOAL := all
 
 all: $(LIB) $(HEED) $(TESTS) $(CHAPTER_BINS)
@@ -324,6 +326,28 @@ test-clang: | $(DOCTEST)
 	$(MAKE) BUILD=build-clang CXX="$(CLANG)" all $(if $(EX_FULL),build-clang/exercise-selftest build-clang/exercise-01)
 	HEED_BUILD=build-clang build-clang/tests
 
+# The oldest toolchains heed supports, each in its own folder and running the whole suite: clang++
+# with libc++, the C++ library of macOS's Apple clang (Debian: clang, libc++-14-dev,
+# libc++abi-14-dev), and g++ 11, Ubuntu 22.04's and so WSL's (Debian: g++-11). heed uses no
+# standard-library feature that either lacks; these targets are what holds it to that. Nothing is
+# installed here: a missing toolchain stops with the packages to install (.ci/run installs them).
+LIBCXX_CXX ?= clang++ -stdlib=libc++
+GCC11_CXX  ?= g++-11
+# $(call need_toolchain,COMPILER,PACKAGES): stops with a message unless COMPILER builds and links
+# a C++20 program.
+need_toolchain = printf '\043include <version>\nint main() { return 0; }\n' >/tmp/heed-probe-$$$$.cpp; \
+  $(1) -std=c++20 /tmp/heed-probe-$$$$.cpp -o /tmp/heed-probe-$$$$ >/dev/null 2>&1; ok=$$?; \
+  rm -f /tmp/heed-probe-$$$$ /tmp/heed-probe-$$$$.cpp; \
+  [ $$ok -eq 0 ] || { echo "heed: '$(1)' cannot build a C++20 program; on Debian or Ubuntu: sudo apt-get install $(2)" >&2; exit 1; }
+test-libcxx: | $(DOCTEST)
+	@$(call need_toolchain,$(LIBCXX_CXX),clang libc++-14-dev libc++abi-14-dev)
+	$(MAKE) BUILD=build-libcxx CXX="$(LIBCXX_CXX)" all build-libcxx/exercise-selftest
+	HEED_BUILD=build-libcxx build-libcxx/tests
+test-gcc11: | $(DOCTEST)
+	@$(call need_toolchain,$(GCC11_CXX),g++-11)
+	$(MAKE) BUILD=build-gcc11 CXX="$(GCC11_CXX)" all build-gcc11/exercise-selftest
+	HEED_BUILD=build-gcc11 build-gcc11/tests
+
 # Emulation is tens of times slower, so ARM64 runs what can tell two machines apart: the kernels,
 # every gradient check and numerical test, the fixed-seed checkpoint hashes and the CLI, in two
 # pieces, one qemu per core. Left out, as minutes each under qemu: the long trainings (learning,
@@ -339,25 +363,30 @@ test-aarch64: | $(DOCTEST)
 
 # The promise across machines: the same training, byte for byte the same checkpoint. The clang++
 # program is build-clang/heed (-O2), or any other given as SAME_BITS_CLANG: CI gives make
-# sanitize's (clang++ -O1 under ASan and UBSan), which it has built already.
+# sanitize's (clang++ -O1 under ASan and UBSan), which it has built already. The clang++ and
+# libc++ program is make test-libcxx's (built here if missing).
 SAME_BITS_RUN := train --task reverse --model additive --min-len 3 --max-len 8 --embed 16 --hidden 32 \
   --batch 16 --steps 200 --seed 7 --eval-samples 100
 SAME_BITS_CLANG ?= build-clang/heed
 same-bits: $(BUILD)/heed
 	$(if $(filter build-clang/heed,$(SAME_BITS_CLANG)),$(MAKE) BUILD=build-clang CXX="$(CLANG)" build-clang/heed,\
 	  @test -x $(SAME_BITS_CLANG) || { echo "same-bits: $(SAME_BITS_CLANG) is not built" >&2; exit 1; })
+	@$(call need_toolchain,$(LIBCXX_CXX),clang libc++-14-dev libc++abi-14-dev)
+	$(MAKE) BUILD=build-libcxx CXX="$(LIBCXX_CXX)" build-libcxx/heed
 	$(MAKE) BUILD=build-aarch64 CXX="$(AARCH64_CXX)" build-aarch64/heed
 	@mkdir -p $(BUILD)/same-bits
 	$(BUILD)/heed $(SAME_BITS_RUN) --save $(BUILD)/same-bits/gxx.safetensors >/dev/null
 	$(SAME_BITS_CLANG) $(SAME_BITS_RUN) --save $(BUILD)/same-bits/clang.safetensors >/dev/null
+	build-libcxx/heed $(SAME_BITS_RUN) --save $(BUILD)/same-bits/libcxx.safetensors >/dev/null
 	$(QEMU) build-aarch64/heed $(SAME_BITS_RUN) --save $(BUILD)/same-bits/aarch64.safetensors >/dev/null
 	cmp $(BUILD)/same-bits/gxx.safetensors $(BUILD)/same-bits/clang.safetensors
+	cmp $(BUILD)/same-bits/gxx.safetensors $(BUILD)/same-bits/libcxx.safetensors
 	cmp $(BUILD)/same-bits/gxx.safetensors $(BUILD)/same-bits/aarch64.safetensors
 	@sha256sum $(BUILD)/same-bits/*.safetensors
-	@echo "same-bits: x86-64 g++ ($(BUILD)/heed), x86-64 clang++ ($(SAME_BITS_CLANG)) and ARM64 wrote byte-identical checkpoints"
+	@echo "same-bits: x86-64 g++ ($(BUILD)/heed), x86-64 clang++ ($(SAME_BITS_CLANG)), x86-64 clang++ with libc++ (build-libcxx/heed) and ARM64 wrote byte-identical checkpoints"
 
 clean:
-	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-aarch64
+	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-libcxx build-gcc11 build-aarch64
 
 # For clangd, VS Code and other editors: one entry per source file with the flags it builds with.
 EDITOR_SRCS = $(LIB_SRCS) $(KERNEL_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(sort $(wildcard tutorials/*/*.cpp)) \

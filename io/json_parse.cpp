@@ -1,8 +1,10 @@
 // The strict JSON parser (RFC 8259): recursive descent with a depth limit.
 #include <charconv>
+#include <cmath>
 #include <set>
 #include <system_error>
 
+#include "io/decimal.h"
 #include "io/json.h"
 
 namespace heed {
@@ -208,40 +210,21 @@ class Parser {
     if (pos_ >= s_.size() || !is_digit(s_[pos_])) fail(pos_, "expected a digit in number");
     if (s_[pos_] == '0' && pos_ + 1 < s_.size() && is_digit(s_[pos_ + 1]))
       fail(pos_, "leading zero in number");
-    // Decimal order of magnitude of the leading significant digit, to tell an overflow from
-    // an underflow when the value does not fit.
-    int64_t order = 0;
-    bool significant = false;
-    while (pos_ < s_.size() && is_digit(s_[pos_])) {
-      if (significant) ++order;
-      else if (s_[pos_] != '0') significant = true;
-      ++pos_;
-    }
+    // The grammar checked here; the value is read below, from the same characters.
+    while (pos_ < s_.size() && is_digit(s_[pos_])) ++pos_;
     bool integral = true;
     if (peek('.')) {
       integral = false;
       ++pos_;
       if (pos_ >= s_.size() || !is_digit(s_[pos_])) fail(pos_, "expected a digit after '.'");
-      while (pos_ < s_.size() && is_digit(s_[pos_])) {
-        if (!significant) {
-          --order;
-          if (s_[pos_] != '0') significant = true;
-        }
-        ++pos_;
-      }
+      while (pos_ < s_.size() && is_digit(s_[pos_])) ++pos_;
     }
     if (peek('e') || peek('E')) {
       integral = false;
       ++pos_;
-      bool negative = peek('-');
       if (peek('+') || peek('-')) ++pos_;
       if (pos_ >= s_.size() || !is_digit(s_[pos_])) fail(pos_, "expected a digit in exponent");
-      int64_t exponent = 0;
-      while (pos_ < s_.size() && is_digit(s_[pos_])) {
-        if (exponent < 1000000) exponent = exponent * 10 + (s_[pos_] - '0');  // saturates
-        ++pos_;
-      }
-      order += negative ? -exponent : exponent;
+      while (pos_ < s_.size() && is_digit(s_[pos_])) ++pos_;
     }
     const char* first = s_.data() + start;
     const char* last = s_.data() + pos_;
@@ -250,14 +233,10 @@ class Parser {
       auto r = std::from_chars(first, last, i);
       if (r.ec == std::errc() && r.ptr == last) return Json(i);
     }
-    real x = 0;
-    auto r = std::from_chars(first, last, x);
-    if (r.ec == std::errc::result_out_of_range) {
-      if (order > 0) fail(start, "number " + std::string(first, last) + " is out of range");
-      x = *first == '-' ? -real(0) : real(0);  // underflow: as close to the value as there is
-    } else if (r.ec != std::errc() || r.ptr != last) {
-      fail(start, "invalid number");
-    }
+    // The nearest real, correctly rounded (io/decimal.h); a value below the smallest subnormal
+    // comes back as a zero of its sign, as close to it as there is.
+    real x = decimal_to_binary<real>(std::string_view(first, static_cast<size_t>(last - first)));
+    if (std::isinf(x)) fail(start, "number " + std::string(first, last) + " is out of range");
     return Json(x);
   }
 

@@ -89,6 +89,32 @@ TEST_SUITE("ch06_first_hour") {
     CHECK(one.find("-j" + cores + " ") == std::string::npos);
   }
 
+  TEST_CASE("make test-libcxx and test-gcc11 name the packages when their compiler is missing, and install nothing") {
+    // A compiler that does not exist: the target stops before building, saying what to install.
+    auto run_make = [](const std::string& args, int& status) {
+      std::string out;
+      if (FILE* p = popen(("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory " + args + " 2>&1").c_str(),
+                          "r")) {
+        char buf[512];
+        while (std::fgets(buf, sizeof buf, p)) out += buf;
+        status = pclose(p);
+      }
+      return out;
+    };
+    int status = 0;
+    std::string out = run_make("test-gcc11 GCC11_CXX=heed-no-such-compiler", status);
+    INFO(out);
+    CHECK(status != 0);
+    CHECK(out.find("heed: 'heed-no-such-compiler' cannot build a C++20 program; on Debian or Ubuntu: "
+                   "sudo apt-get install g++-11") != std::string::npos);
+    CHECK(out.find("make[1]") == std::string::npos);  // no build was started
+    out = run_make("test-libcxx LIBCXX_CXX=heed-no-such-compiler", status);
+    INFO(out);
+    CHECK(status != 0);
+    CHECK(out.find("sudo apt-get install clang libc++-14-dev libc++abi-14-dev") != std::string::npos);
+    CHECK(out.find("make[1]") == std::string::npos);
+  }
+
   TEST_CASE("heed --version, heed --help and a bare heed") {
     Scratch s("first-hour-usage");
     CliRun v = s.heed("--version");
