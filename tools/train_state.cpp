@@ -133,6 +133,9 @@ TrainPlan plan_from_checkpoint(const Args& a) {
     throw a.error("--resume " + path +
                   ": the file holds no training state (it was saved with --weights-only, or is not a training "
                   "checkpoint); start a new run from its weights with --load " + path);
+  if (meta.count("task") && meta.at("task") == "data")
+    throw a.error("--resume " + path + ": the run trained on a data file, and resuming such a run is not "
+                  "supported yet; start a new run from its weights with --load " + path + " --data FILE");
   TrainPlan plan;
   plan.resume = path;
   plan.task = checkpoint_task(path, meta);
