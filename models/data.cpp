@@ -270,7 +270,7 @@ std::vector<int64_t> DataTask::target(const std::vector<int64_t>&) const {
   throw Error("data: a data file gives targets only for its own pairs");
 }
 
-real corpus_bleu(const std::vector<std::vector<std::string>>& hyps, const std::vector<std::vector<std::string>>& refs) {
+double corpus_bleu(const std::vector<std::vector<std::string>>& hyps, const std::vector<std::vector<std::string>>& refs) {
   if (hyps.size() != refs.size())
     throw Error("corpus_bleu: " + str(static_cast<int64_t>(hyps.size())) + " hypotheses but " +
                 str(static_cast<int64_t>(refs.size())) + " references");
@@ -298,14 +298,13 @@ real corpus_bleu(const std::vector<std::vector<std::string>>& hyps, const std::v
     }
   }
   if (matches[0] == 0) return 0;
-  // In double whatever heed::real is: a metric, not a model value.
   const double bp = hyp_len > ref_len ? 1 : hyp_len == 0 ? 0 : std::exp(1 - static_cast<double>(ref_len) / hyp_len);
   double log_sum = 0;
   for (int n = 0; n < kMaxN; ++n) {
     const double p = matches[n] ? static_cast<double>(matches[n]) / static_cast<double>(totals[n]) : DBL_MIN;
     log_sum += 0.25 * std::log(p);
   }
-  return static_cast<real>(bp * std::exp(log_sum));
+  return bp * std::exp(log_sum);
 }
 
 PairScore score_pairs(const Seq2Seq& model, const Vocab& tgt_vocab, const PairSet& set, int64_t limit) {
@@ -344,7 +343,7 @@ PairScore score_pairs(const Seq2Seq& model, const Vocab& tgt_vocab, const PairSe
     }
   }
   out.perplexity = static_cast<real>(std::exp(nll_sum / static_cast<double>(nll_tokens)));
-  out.bleu = corpus_bleu(hyps, refs);
+  out.bleu = static_cast<real>(corpus_bleu(hyps, refs));
   return out;
 }
 

@@ -119,8 +119,9 @@ class DataTask : public Task {
 // clipped n-gram matches and the hypothesis n-grams (at least 1 per sentence) are summed over
 // the corpus; BLEU = BP * exp(sum of log(p_n) / 4), BP = 1 when the hypotheses are longer than
 // the references, else exp(1 - r / c) (0 for c = 0). No unigram match gives 0; a zero higher
-// precision is replaced by the smallest normal double, as NLTK's method0 does.
-real corpus_bleu(const std::vector<std::vector<std::string>>& hypotheses,
+// precision is replaced by the smallest normal double, as NLTK's method0 does. Computed in
+// double in every build (a metric, not a model value).
+double corpus_bleu(const std::vector<std::vector<std::string>>& hypotheses,
                  const std::vector<std::vector<std::string>>& references);
 
 // A model scored on the first `limit` pairs of a set, in order, 100 at a time:

@@ -55,13 +55,14 @@ TEST_SUITE("ch11_translation") {
     REQUIRE(s.heed("data --task reverse --count 40 --seed 9 --min-len 3 --max-len 8 --out " + s.path("valid.tsv")).status == 0);
     const std::string model = s.path("m.safetensors");
     CliRun t = s.heed("train --data " + s.path("train.tsv") + " --valid " + s.path("valid.tsv") +
-                      " --max-len 7 --steps 30 --json" + kSmall + "--save " + model);
+                      " --max-len 7 --steps 30 --json" + kSmall + "--save " + model + " --film " + s.path("film.html"));
     INFO(t.out << t.err);
     REQUIRE(t.status == 0);
     CHECK(contains(t.out, "on data, 30 steps"));
     CHECK(contains(t.out, "400 lines, 0 pairs longer than --max-len 7 skipped"));
     CHECK(contains(t.out, "training 400 pairs, validation"));
     CHECK(contains(t.out, "vocabularies: source 14, target 14"));  // 3 specials, <unk>, the digits 0-9
+    CHECK(fs::file_size(s.path("film.html")) > 1000);  // the film watches the first validation pair
     Json j = t.json();
     REQUIRE(j.find("bleu") != nullptr);
     REQUIRE(j.find("perplexity") != nullptr);

@@ -192,7 +192,7 @@ TEST_SUITE("ch11_translation") {
     };
     for (const Case& c : cases) {
       INFO(c.name);
-      const double ours = static_cast<double>(corpus_bleu(c.hyps, c.refs));
+      const double ours = corpus_bleu(c.hyps, c.refs);
       CHECK(std::abs(ours - c.nltk) <= 1e-12);
       CHECK(std::abs(ours - c.nltk) <= 1e-12 * c.nltk);  // relatively too: the tiny ones are equal, not just small
     }
