@@ -176,17 +176,19 @@ int cmd_predict(const std::vector<std::string>& argv) {
     for (const std::string& w : words)
       if (!sv.contains(w)) unseen += (unseen.empty() ? "" : " ") + w;
     if (unknown) std::printf("not in the vocabulary, read as <unk>: %s\n", terminal_safe(unseen).c_str());
-  } else try {
-    src = sv.encode(a.positional()[0]);
-  } catch (const Error& e) {
-    std::string hint;
-    std::istringstream words(a.positional()[0]);
-    for (std::string w; words >> w;)
-      if (!sv.contains(w) && w.front() != '<') {
-        hint = token_hint(sv, w);
-        break;
-      }
-    throw a.error(std::string(e.what()) + (hint.empty() ? "" : "; " + hint));
+  } else {
+    try {
+      src = sv.encode(a.positional()[0]);
+    } catch (const Error& e) {
+      std::string hint;
+      std::istringstream words(a.positional()[0]);
+      for (std::string w; words >> w;)
+        if (!sv.contains(w) && w.front() != '<') {
+          hint = token_hint(sv, w);
+          break;
+        }
+      throw a.error(std::string(e.what()) + (hint.empty() ? "" : "; " + hint));
+    }
   }
   for (int64_t id : src)
     if (id < Vocab::kNumSpecials) throw a.error("the source may not contain " + sv.token(id));
