@@ -85,6 +85,13 @@ TEST_SUITE("ch11_translation") {
     CliRun no_data = s.heed("eval --load " + model);
     CHECK(no_data.status == 2);
     CHECK(contains(no_data.err, "was trained on a data file: give the pairs to score with --data FILE"));
+    CliRun lengths = s.heed("eval --load " + model + " --data " + s.path("valid.tsv") + " --lengths 3");
+    CHECK(lengths.status == 2);
+    CHECK(contains(lengths.err, "--lengths does not apply to --data"));
+    REQUIRE(s.heed("train --task reverse --steps 0 --embed 4 --hidden 4 --save " + s.path("rev.safetensors")).status == 0);
+    CliRun toy = s.heed("eval --load " + s.path("rev.safetensors") + " --data " + s.path("valid.tsv"));
+    CHECK(toy.status == 2);
+    CHECK(contains(toy.err, "was trained on task reverse"));
     CliRun resume = s.heed("train --resume " + model);
     CHECK(resume.status == 2);
     CHECK(contains(resume.err, "resuming such a run is not supported yet"));

@@ -14,6 +14,7 @@
 #include "nn/loss.h"
 #include "tests/heed_cli.h"
 #include "tests/model_fixtures.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -228,7 +229,7 @@ TEST_SUITE("ch11_translation") {
       nll += static_cast<double>(cross_entropy(logits, b.tgt_out, Vocab::kPad).item()) * (e.tgt.size() + 1);
       tokens += static_cast<int64_t>(e.tgt.size()) + 1;
     }
-    CHECK(static_cast<double>(r.perplexity) == doctest::Approx(std::exp(nll / tokens)).epsilon(1e-9));
+    CHECK(static_cast<double>(r.perplexity) == doctest::Approx(std::exp(nll / tokens)).epsilon(test::tol(1e-9)));
     // An untrained model is near uniform over the target vocabulary.
     CHECK(r.perplexity > 0.5 * c.tgt_vocab);
     CHECK(r.perplexity < 2.0 * c.tgt_vocab);
