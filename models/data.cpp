@@ -76,7 +76,9 @@ std::vector<std::string> Tokenizer::split(std::string_view text) const {
   return tokens;
 }
 
-int64_t read_pair_file(const std::string& path, const Tokenizer& tok, const std::function<void(PairLine&)>& each) {
+int64_t read_pair_file(const std::string& path, const Tokenizer& tok, const std::function<void(PairLine&)>& each,
+                       uint64_t* fingerprint) {
+  uint64_t fnv = 14695981039346656037ull;  // FNV-1a, 64 bits: offset basis, then per byte xor and multiply
   check_regular_input(path, "data");  // a FIFO would block the reader forever
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("data " + path + ": cannot open");
@@ -101,6 +103,7 @@ int64_t read_pair_file(const std::string& path, const Tokenizer& tok, const std:
     const std::streamsize got = in.gcount();
     for (std::streamsize i = 0; i < got; ++i) {
       const char c = block[i];
+      fnv = (fnv ^ static_cast<unsigned char>(c)) * 1099511628211ull;
       ++offset;
       if (c == '\n') {
         finish_line();
@@ -116,6 +119,7 @@ int64_t read_pair_file(const std::string& path, const Tokenizer& tok, const std:
   if (in.bad()) throw Error("data " + path + ": read error at byte " + std::to_string(offset));
   if (!line.empty()) finish_line();  // a last line without \n
   if (pairs == 0) throw Error("data " + path + ": no pairs (the file is empty); expected lines of source<TAB>target");
+  if (fingerprint) *fingerprint = fnv;
   return number;
 }
 
@@ -131,7 +135,7 @@ std::vector<int64_t> DataTask::encode(const Vocab& v, const std::vector<std::str
   return ids;
 }
 
-DataTask::DataTask(const std::string& train_path, const DataOptions& opt) : opt_(opt) {
+DataTask::DataTask(const std::string& train_path, const DataOptions& opt) : opt_(opt), train_path_(train_path) {
   if (opt.min_count < 1) throw Error("data: --min-count " + str(opt.min_count) + " must be at least 1");
   if (opt.max_len < 1) throw Error("data: --max-len " + str(opt.max_len) + " must be at least 1");
   // Pass 1 (streaming): the training pairs as provisional ids, one per distinct token in order
@@ -167,7 +171,7 @@ DataTask::DataTask(const std::string& train_path, const DataOptions& opt) : opt_
       return;
     }
     train_.push_back({src_side.intern(p.src), tgt_side.intern(p.tgt)});
-  });
+  }, &fingerprint_);
   if (train_.empty())
     throw Error("data " + train_path + ": no training pair is left (" + str(train_counts_.skipped) +
                 " of the pairs are longer than --max-len " + str(opt.max_len) +

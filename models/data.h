@@ -46,8 +46,11 @@ inline constexpr int64_t kMaxLineBytes = int64_t(1) << 20;  // a longer line is 
 // Reads `path` line by line and hands each pair to `each`. Throws heed::Error
 // "PATH: line N (byte B): ..." for a line without a tab or with two, invalid UTF-8, a NUL byte
 // (not a text file), an empty side or a line longer than kMaxLineBytes, and "PATH: no pairs"
-// for a file without any. Returns the number of lines read.
-int64_t read_pair_file(const std::string& path, const Tokenizer& tok, const std::function<void(PairLine&)>& each);
+// for a file without any. Returns the number of lines read; `fingerprint` (when not null)
+// receives the 64-bit FNV-1a hash of every byte of the file, which tells a resumed run whether
+// its file is the one it started on.
+int64_t read_pair_file(const std::string& path, const Tokenizer& tok, const std::function<void(PairLine&)>& each,
+                       uint64_t* fingerprint = nullptr);
 
 struct DataOptions {
   Tokenizer tok;
@@ -90,6 +93,8 @@ class DataTask : public Task {
   int64_t max_len() const override { return max_len_; }
   int64_t max_target_len() const override { return max_target_len_; }
   const DataOptions& options() const { return opt_; }
+  const std::string& train_path() const { return train_path_; }  // "" for the task of a checkpoint
+  uint64_t fingerprint() const { return fingerprint_; }            // of the training file (read_pair_file)
 
   Example sample(Generator& gen) const override;  // a uniform training pair, randint(0, n - 1)
   Example sample(Generator& gen, int64_t length) const override;  // a validation pair of that length
@@ -108,6 +113,8 @@ class DataTask : public Task {
  private:
   Vocab src_, tgt_;
   DataOptions opt_;
+  std::string train_path_;
+  uint64_t fingerprint_ = 0;
   std::vector<Example> train_;
   PairSet valid_;
   DataCounts train_counts_;

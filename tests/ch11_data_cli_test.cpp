@@ -92,9 +92,34 @@ TEST_SUITE("ch11_translation") {
     CliRun toy = s.heed("eval --load " + s.path("rev.safetensors") + " --data " + s.path("valid.tsv"));
     CHECK(toy.status == 2);
     CHECK(contains(toy.err, "was trained on task reverse"));
-    CliRun resume = s.heed("train --resume " + model);
-    CHECK(resume.status == 2);
-    CHECK(contains(resume.err, "resuming such a run is not supported yet"));
+  }
+
+  TEST_CASE("heed train --data --resume reads the file again and ends byte-identical; a changed file is refused") {
+    Scratch s("data-resume");
+    REQUIRE(s.heed("data --task sort --count 200 --min-len 3 --max-len 6 --out " + s.path("train.tsv")).status == 0);
+    const std::string run = "train --data " + s.path("train.tsv") + " --valid-fraction 0.2 --min-count 2 --lower"
+                            " --schedule constant" + kSmall;
+    CliRun whole = s.heed(run + "--steps 20 --save " + s.path("whole.safetensors"));
+    CliRun half = s.heed(run + "--steps 10 --save " + s.path("part.safetensors"));
+    INFO(whole.err << half.err);
+    REQUIRE(whole.status == 0);
+    REQUIRE(half.status == 0);
+    CliRun rest = s.heed("train --resume " + s.path("part.safetensors") + " --steps 20");
+    INFO(rest.out << rest.err);
+    REQUIRE(rest.status == 0);
+    CHECK(slurp(s.path("part.safetensors")) == slurp(s.path("whole.safetensors")));
+    // A file moved is given with --data; a file changed is refused, naming both fingerprints.
+    fs::rename(s.path("train.tsv"), s.path("moved.tsv"));
+    CliRun lost = s.heed("train --resume " + s.path("part.safetensors") + " --steps 30");
+    CHECK(lost.status == 2);
+    CHECK(contains(lost.err, "if the file has moved, give it with --data FILE"));
+    spit(s.path("changed.tsv"), slurp(s.path("moved.tsv")) + "1 2\t1 2\n");
+    CliRun changed = s.heed("train --resume " + s.path("part.safetensors") + " --steps 30 --data " + s.path("changed.tsv"));
+    CHECK(changed.status == 2);
+    CHECK(contains(changed.err, "is not the file the run trained on (FNV-1a fingerprint"));
+    CliRun moved = s.heed("train --resume " + s.path("part.safetensors") + " --steps 30 --data " + s.path("moved.tsv"));
+    INFO(moved.err);
+    CHECK(moved.status == 0);
   }
 
   TEST_CASE("heed train --data with the transformer; predict reads free text with the model's tokenizer and <unk>") {

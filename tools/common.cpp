@@ -40,6 +40,15 @@ std::map<std::string, std::string> checkpoint_metadata(const ModelConfig& config
     meta["data.lower"] = d->options().tok.lower ? "1" : "0";
     meta["data.min_count"] = std::to_string(d->options().min_count);
     meta["data.max_len"] = std::to_string(d->options().max_len);
+    if (!d->train_path().empty()) {  // where the pairs are, for --resume
+      char buf[40];
+      meta["data.path"] = d->train_path();
+      meta["data.valid"] = d->options().valid_path;
+      std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(d->options().valid_fraction));
+      meta["data.valid_fraction"] = buf;
+      std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(d->fingerprint()));
+      meta["data.fingerprint"] = buf;
+    }
   }
   meta["src_tokens"] = joined(task.src_vocab());
   meta["tgt_tokens"] = joined(task.tgt_vocab());
