@@ -274,33 +274,26 @@ std::vector<int64_t> DataTask::target(const std::vector<int64_t>&) const {
   throw Error("data: a data file gives targets only for its own pairs");
 }
 
-double corpus_bleu(const std::vector<std::vector<std::string>>& hyps, const std::vector<std::vector<std::string>>& refs) {
-  if (hyps.size() != refs.size())
-    throw Error("corpus_bleu: " + str(static_cast<int64_t>(hyps.size())) + " hypotheses but " +
-                str(static_cast<int64_t>(refs.size())) + " references");
-  constexpr int kMaxN = 4;
-  std::array<int64_t, kMaxN> matches{}, totals{};
-  int64_t hyp_len = 0, ref_len = 0;
-  for (size_t s = 0; s < hyps.size(); ++s) {
-    const auto& h = hyps[s];
-    const auto& r = refs[s];
-    hyp_len += static_cast<int64_t>(h.size());
-    ref_len += static_cast<int64_t>(r.size());
-    for (int n = 1; n <= kMaxN; ++n) {
-      // Clipped matches: each hypothesis n-gram counts at most as often as the reference has it.
-      std::map<std::vector<std::string>, int64_t> ref_counts, hyp_counts;
-      for (size_t i = 0; i + n <= r.size(); ++i) ++ref_counts[std::vector<std::string>(r.begin() + i, r.begin() + i + n)];
-      for (size_t i = 0; i + n <= h.size(); ++i) ++hyp_counts[std::vector<std::string>(h.begin() + i, h.begin() + i + n)];
-      int64_t count = 0, clipped = 0;
-      for (const auto& [gram, c] : hyp_counts) {
-        count += c;
-        auto it = ref_counts.find(gram);
-        clipped += std::min(c, it == ref_counts.end() ? int64_t(0) : it->second);
-      }
-      matches[n - 1] += clipped;
-      totals[n - 1] += std::max<int64_t>(1, count);  // NLTK's denominator is at least 1 per sentence
+void BleuCounts::add(const std::vector<std::string>& h, const std::vector<std::string>& r) {
+  hyp_len += static_cast<int64_t>(h.size());
+  ref_len += static_cast<int64_t>(r.size());
+  for (int n = 1; n <= kMaxN; ++n) {
+    // Clipped matches: each hypothesis n-gram counts at most as often as the reference has it.
+    std::map<std::vector<std::string>, int64_t> ref_counts, hyp_counts;
+    for (size_t i = 0; i + n <= r.size(); ++i) ++ref_counts[std::vector<std::string>(r.begin() + i, r.begin() + i + n)];
+    for (size_t i = 0; i + n <= h.size(); ++i) ++hyp_counts[std::vector<std::string>(h.begin() + i, h.begin() + i + n)];
+    int64_t count = 0, clipped = 0;
+    for (const auto& [gram, c] : hyp_counts) {
+      count += c;
+      auto it = ref_counts.find(gram);
+      clipped += std::min(c, it == ref_counts.end() ? int64_t(0) : it->second);
     }
+    matches[n - 1] += clipped;
+    totals[n - 1] += std::max<int64_t>(1, count);  // NLTK's denominator is at least 1 per sentence
   }
+}
+
+double BleuCounts::bleu() const {
   if (matches[0] == 0) return 0;
   const double bp = hyp_len > ref_len ? 1 : hyp_len == 0 ? 0 : std::exp(1 - static_cast<double>(ref_len) / hyp_len);
   double log_sum = 0;
@@ -311,7 +304,17 @@ double corpus_bleu(const std::vector<std::vector<std::string>>& hyps, const std:
   return bp * std::exp(log_sum);
 }
 
-PairScore score_pairs(const Seq2Seq& model, const Vocab& tgt_vocab, const PairSet& set, int64_t limit) {
+double corpus_bleu(const std::vector<std::vector<std::string>>& hyps, const std::vector<std::vector<std::string>>& refs) {
+  if (hyps.size() != refs.size())
+    throw Error("corpus_bleu: " + str(static_cast<int64_t>(hyps.size())) + " hypotheses but " +
+                str(static_cast<int64_t>(refs.size())) + " references");
+  BleuCounts counts;
+  for (size_t s = 0; s < hyps.size(); ++s) counts.add(hyps[s], refs[s]);
+  return counts.bleu();
+}
+
+PairScore score_pairs(const Seq2Seq& model, const Vocab& tgt_vocab, const PairSet& set, int64_t limit,
+                      int64_t keep_outputs) {
   const int64_t n = std::min<int64_t>(limit, static_cast<int64_t>(set.pairs.size()));
   if (n < 1) throw Error("score_pairs: no pairs to score");
   NoGradGuard no_grad;
@@ -320,8 +323,7 @@ PairScore score_pairs(const Seq2Seq& model, const Vocab& tgt_vocab, const PairSe
   const int64_t V = model.config().tgt_vocab;
   double nll_sum = 0;  // sum over target tokens of -log p
   int64_t nll_tokens = 0;
-  std::vector<std::vector<std::string>>& hyps = out.outputs;
-  std::vector<std::vector<std::string>> refs;
+  BleuCounts bleu;  // sentence by sentence: no copy of the outputs or references is held
   for (int64_t first = 0; first < n; first += 100) {
     const int64_t last = std::min<int64_t>(n, first + 100);
     std::vector<Example> examples(set.pairs.begin() + first, set.pairs.begin() + last);
@@ -342,12 +344,12 @@ PairScore score_pairs(const Seq2Seq& model, const Vocab& tgt_vocab, const PairSe
         if (id == Vocab::kEos) break;
         words.push_back(tgt_vocab.token(id));
       }
-      hyps.push_back(std::move(words));
-      refs.push_back(set.references[first + b]);
+      bleu.add(words, set.references[first + b]);
+      if (first + b < keep_outputs) out.outputs.push_back(std::move(words));
     }
   }
   out.perplexity = static_cast<real>(std::exp(nll_sum / static_cast<double>(nll_tokens)));
-  out.bleu = static_cast<real>(corpus_bleu(hyps, refs));
+  out.bleu = static_cast<real>(bleu.bleu());
   return out;
 }
 

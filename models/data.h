@@ -16,6 +16,7 @@
 // naming the file, the line and the byte offset where it starts, and what is wrong with it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -127,7 +128,15 @@ class DataTask : public Task {
 // the corpus; BLEU = BP * exp(sum of log(p_n) / 4), BP = 1 when the hypotheses are longer than
 // the references, else exp(1 - r / c) (0 for c = 0). No unigram match gives 0; a zero higher
 // precision is replaced by the smallest normal double, as NLTK's method0 does. Computed in
-// double in every build (a metric, not a model value).
+// double in every build (a metric, not a model value). BleuCounts holds the sums, added one
+// sentence at a time, so that a corpus is scored without being held.
+struct BleuCounts {
+  static constexpr int kMaxN = 4;
+  std::array<int64_t, kMaxN> matches{}, totals{};  // clipped n-gram matches, output n-grams (n - 1)
+  int64_t hyp_len = 0, ref_len = 0;
+  void add(const std::vector<std::string>& hypothesis, const std::vector<std::string>& reference);
+  double bleu() const;
+};
 double corpus_bleu(const std::vector<std::vector<std::string>>& hypotheses,
                  const std::vector<std::vector<std::string>>& references);
 
@@ -141,8 +150,9 @@ struct PairScore {
   Accuracy acc;
   real bleu = 0, perplexity = 0;
   int64_t pairs = 0;
-  std::vector<std::vector<std::string>> outputs;  // the greedy outputs BLEU scored, one per pair
+  std::vector<std::vector<std::string>> outputs;  // the first keep_outputs greedy outputs BLEU scored
 };
-PairScore score_pairs(const Seq2Seq& model, const Vocab& tgt_vocab, const PairSet& set, int64_t limit);
+PairScore score_pairs(const Seq2Seq& model, const Vocab& tgt_vocab, const PairSet& set, int64_t limit,
+                      int64_t keep_outputs = 0);
 
 }  // namespace heed

@@ -469,7 +469,7 @@ void show_data(const TranslateTask& task, const Budget& bud, const std::string& 
   const real start = cpu_seconds();
   train(model, data, t);
   std::fprintf(stderr, "tutorial-11: the data model trained in %.0f s of CPU\n", cpu_seconds() - start);
-  const PairScore r = score_pairs(model, data.tgt_vocab(), data.valid(), bud.data_scored);
+  const PairScore r = score_pairs(model, data.tgt_vocab(), data.valid(), bud.data_scored, bud.data_scored);
   std::printf("additive, %lld steps, on the first %lld held-out pairs:\n", static_cast<long long>(t.steps),
               static_cast<long long>(r.pairs));
   std::printf("  exact %.3f   token %.3f   BLEU %.4f   perplexity %.3f\n", r.acc.exact(), r.acc.token(), r.bleu,
