@@ -10,7 +10,7 @@
 #   make student-edition DIR=folder  the repository as a class hands it out (no solutions)
 #   make bench          time a training step of every benchmark model at configurations S and M
 #   make sanitize       everything under AddressSanitizer, LeakSanitizer and UBSan: tests + a CLI run
-#   make fuzz           fuzz the checkpoint loader and the CLI parsing (FUZZ_SECONDS=60 per target)
+#   make fuzz           fuzz the checkpoint loader, the CLI parsing and data files (FUZZ_SECONDS=60 per target)
 #   make float          heed, its tests, chapters and benchmark with 32-bit reals (float) in build-float/
 #   make test-float     build build-float/ and run its tests (skips what only double can hold, saying why)
 #   make test-clang     build with clang++ in build-clang/ and run every test there

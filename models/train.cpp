@@ -219,8 +219,11 @@ TrainResult train(Seq2Seq& model, const Task& task, const TrainOptions& opt,
 }
 
 void score_batch(const Seq2Seq& model, const Batch& batch, Accuracy& acc) {
+  score_decoded(model.greedy(batch, batch.tgt_len), batch, acc);
+}
+
+void score_decoded(const Decoded& d, const Batch& batch, Accuracy& acc) {
   const int64_t T = batch.tgt_len;
-  Decoded d = model.greedy(batch, T);
   for (int64_t b = 0; b < batch.batch; ++b) {
     const int64_t L = batch.tgt_lengths[b] - 1;  // symbols; position L holds EOS
     bool exact = true;

@@ -106,6 +106,8 @@ struct Accuracy {
 // Greedy decoding of `batch` for T steps; adds its counts to `acc`: a sequence is exact when
 // its L symbols and the EOS after them are right; token counts the L symbol positions.
 void score_batch(const Seq2Seq& model, const Batch& batch, Accuracy& acc);
+// The same counts from a greedy decoding of `batch` already made (at least T steps).
+void score_decoded(const Decoded& d, const Batch& batch, Accuracy& acc);
 
 // `samples` sequences of each source length, drawn from Generator(seed).
 std::vector<Accuracy> evaluate_by_length(const Seq2Seq& model, const Task& task, const std::vector<int64_t>& lengths,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/data.h"
 #include "models/train.h"
 #include "models/translate.h"
 
@@ -10,6 +11,12 @@ namespace heed {
 
 Example watch_example(const Task& task) {
   Example e;
+  if (const auto* data = dynamic_cast<const DataTask*>(&task)) {
+    // A data file: its first validation pair, else its first training pair.
+    if (!data->valid().pairs.empty()) return data->valid().pairs.front();
+    if (!data->train_pairs().empty()) return data->train_pairs().front();
+    throw Error("watch: the data task holds no pairs");
+  }
   if (task.name() == "translate") {
     e.src = task.src_vocab().encode(TranslateTask::kSeedSource);
   } else {

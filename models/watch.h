@@ -4,7 +4,8 @@
 // sources gives the exact accuracy beside it.
 // The example: for translate, the seed sentence (TranslateTask::kSeedSource); for the toy
 // tasks, the digits of pi, 3 1 4 1 5 9 2 6 ..., as many as fit (8, or the nearest length in
-// min_len .. max_len, each digit modulo V), the source the tutorials draw.
+// min_len .. max_len, each digit modulo V), the source the tutorials draw; for a data file
+// (heed train --data), its first validation pair, or its first training pair without one.
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 
 #include "io/parse.h"
 #include "io/paths.h"
+#include "models/data.h"
 #include "nn/checkpoint.h"
 
 namespace heed {
@@ -14,6 +15,7 @@ namespace heed {
 // 2: tensors named as PyTorch's state_dict (encoder.weight_ih_l0, attention.v.weight (1, A)),
 // vocabularies in the metadata.
 const char* const kFormat = "heed-seq2seq-2";
+const char* const kDataTokenizer = "whitespace-punctuation-1";
 
 namespace {
 
@@ -32,6 +34,22 @@ std::map<std::string, std::string> checkpoint_metadata(const ModelConfig& config
   meta["min_len"] = std::to_string(task.min_len());
   meta["max_len"] = std::to_string(task.max_len());
   if (const auto* s = dynamic_cast<const SymbolTask*>(&task)) meta["vocab"] = std::to_string(s->num_symbols());
+  if (const auto* d = dynamic_cast<const DataTask*>(&task)) {  // what reading new text needs
+    meta["max_target_len"] = std::to_string(d->max_target_len());
+    meta["data.tokenizer"] = kDataTokenizer;
+    meta["data.lower"] = d->options().tok.lower ? "1" : "0";
+    meta["data.min_count"] = std::to_string(d->options().min_count);
+    meta["data.max_len"] = std::to_string(d->options().max_len);
+    if (!d->train_path().empty()) {  // where the pairs are, for --resume
+      char buf[40];
+      meta["data.path"] = d->train_path();
+      meta["data.valid"] = d->options().valid_path;
+      std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(d->options().valid_fraction));
+      meta["data.valid_fraction"] = buf;
+      std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(d->fingerprint()));
+      meta["data.fingerprint"] = buf;
+    }
+  }
   meta["src_tokens"] = joined(task.src_vocab());
   meta["tgt_tokens"] = joined(task.tgt_vocab());
   for (const auto& [k, v] : extra) meta[k] = v;
@@ -80,8 +98,31 @@ ModelConfig checkpoint_config(const std::string& path, const std::map<std::strin
   return ModelConfig::from_metadata(metadata);
 }
 
+Vocab file_vocab(const std::string& path, const std::map<std::string, std::string>& meta, const std::string& key,
+                 int64_t size);
+
 std::unique_ptr<Task> checkpoint_task(const std::string& path, const std::map<std::string, std::string>& metadata) {
   std::string task = meta_get(path, metadata, "task");
+  if (task == "data") {  // the vocabularies and the tokenizer's settings; the pairs stay in their file
+    const ModelConfig config = checkpoint_config(path, metadata);
+    if (meta_get(path, metadata, "data.tokenizer") != kDataTokenizer)
+      throw Error("load " + path + ": metadata 'data.tokenizer' is '" + metadata.at("data.tokenizer") + "', not " +
+                  kDataTokenizer);
+    DataOptions opt;
+    opt.tok.lower = meta_integer(path, metadata, "data.lower", 0, 1) == 1;
+    opt.min_count = meta_integer(path, metadata, "data.min_count", 1, INT64_MAX);
+    opt.max_len = meta_integer(path, metadata, "data.max_len", 1, SymbolTask::kMaxLength);
+    const int64_t min_len = meta_integer(path, metadata, "min_len", 1, SymbolTask::kMaxLength);
+    const int64_t max_len = meta_integer(path, metadata, "max_len", min_len, SymbolTask::kMaxLength);
+    const int64_t max_target = meta_integer(path, metadata, "max_target_len", 1, SymbolTask::kMaxLength);
+    try {
+      return std::make_unique<DataTask>(file_vocab(path, metadata, "src_tokens", config.src_vocab),
+                                        file_vocab(path, metadata, "tgt_tokens", config.tgt_vocab), opt, min_len,
+                                        max_len, max_target);
+    } catch (const Error& e) {
+      throw Error("load " + path + ": " + e.what());
+    }
+  }
   int64_t vocab = task == "translate" ? 0 : meta_integer(path, metadata, "vocab", 1, SymbolTask::kMaxVocab);
   const int64_t min_len = meta_integer(path, metadata, "min_len", 1, SymbolTask::kMaxLength);
   const int64_t max_len = meta_integer(path, metadata, "max_len", min_len, SymbolTask::kMaxLength);

@@ -21,9 +21,13 @@ int cmd_train(const std::vector<std::string>& argv);
 int cmd_eval(const std::vector<std::string>& argv);
 int cmd_predict(const std::vector<std::string>& argv);
 int cmd_bench(const std::vector<std::string>& argv);
+int cmd_data(const std::vector<std::string>& argv);
 
 // The checkpoint format heed writes and reads ("heed-seq2seq-2"; docs/checkpoints.md).
 extern const char* const kFormat;
+// The tokenizer of models/data.h, by name in a data model's metadata ("data.tokenizer"): a
+// change to its rule gets a new name, so an old model is never read with another rule.
+extern const char* const kDataTokenizer;
 
 // What `heed train` was asked to do: its flags read and checked -- ranges, the model's size
 // and a step's memory -- with nothing large built yet. Throws heed::Error on any mistake.
@@ -35,6 +39,7 @@ struct TrainPlan {
   int64_t seed = 1, eval_samples = 500;
   std::string save;  // empty: do not save
   bool json = false;
+  std::string data, valid;     // --data F, --valid F: a data file as the task (models/data.h)
   std::string resume;          // --resume F: continue the run saved in F (tools/train_state.h)
   std::string load;            // --load F: a new run from F's weights
   int64_t resumed_step = 0;    // --resume: the step F reached

@@ -11,6 +11,7 @@
 #include "io/paths.h"
 #include "io/utf8.h"
 #include "models/beam.h"
+#include "models/data.h"
 #include "models/train.h"
 #include "tools/common.h"
 #include "viz/heatmap.h"
@@ -31,7 +32,11 @@ const char* kEvalHelp =
     "  --lengths 5,10,20  source lengths to score (the task's training range)\n"
     "  --samples N        sequences per length (500)\n"
     "  --seed N           seed of the evaluation sequences (1)\n"
-    "  --json             end stdout with one JSON object: by_length: [{length, exact, token, n}]\n";
+    "  --data FILE        a model trained with --data: score this file of source<TAB>target pairs\n"
+    "                     instead (exact, token, BLEU and perplexity; pairs longer than the model's\n"
+    "                     --max-len skipped and counted; words it never saw read as <unk>)\n"
+    "  --json             end stdout with one JSON object: by_length: [{length, exact, token, n}]\n"
+    "                     (with --data: pairs, skipped, exact, token, bleu, perplexity)\n";
 
 const char* kPredictHelp =
     "usage: heed predict --load FILE [flags] \"SOURCE TOKENS\"\n"
@@ -71,14 +76,48 @@ std::string token_hint(const Vocab& v, const std::string& word) {
 }  // namespace
 
 int cmd_eval(const std::vector<std::string>& argv) {
-  Args a("eval", argv, {"--load", "--lengths", "--samples", "--seed"}, {"--json", "--help"});
+  Args a("eval", argv, {"--load", "--lengths", "--samples", "--seed", "--data"}, {"--json", "--help"});
   if (a.has("--help")) {
     std::fputs(kEvalHelp, stdout);
     return 0;
   }
   if (!a.has("--load")) throw a.error("--load FILE is required");
+  check_no_collisions({{"--load", a.text("--load", ""), false}, {"--data", a.text("--data", ""), false}}, "heed eval");
   LoadedModel m = load_model(a.text("--load", ""));
   check_task_vocab(m, a.text("--load", ""));  // the sequences come from the task
+  const auto* data = dynamic_cast<const DataTask*>(m.task.get());
+  if (a.has("--data") && !data)
+    throw a.error("--data: " + a.text("--load", "") + " was trained on task " + m.task->name() +
+                  ", whose vocabulary and tokens a data file cannot be read with; train with --data first");
+  if (data && !a.has("--data"))
+    throw a.error(a.text("--load", "") + " was trained on a data file: give the pairs to score with --data FILE");
+  if (data) {
+    for (const char* flag : {"--lengths", "--samples", "--seed"})
+      if (a.has(flag)) throw a.error(std::string(flag) + " does not apply to --data: every pair of the file is scored");
+    const std::string path = a.text("--data", "");
+    PairSet set = data->read_eval_file(path);
+    PairScore r = score_pairs(*m.model, m.tgt_vocab, set, static_cast<int64_t>(set.pairs.size()));
+    const DataCounts& c = set.counts;
+    std::printf("%s on %s: %lld pairs scored (%lld longer than max_len %lld skipped); <unk>: %lld of %lld source, "
+                "%lld of %lld target tokens\n",
+                m.model->config().model.c_str(), terminal_safe(path).c_str(), static_cast<long long>(c.pairs),
+                static_cast<long long>(c.skipped), static_cast<long long>(data->options().max_len),
+                static_cast<long long>(c.src_unknown), static_cast<long long>(c.src_tokens),
+                static_cast<long long>(c.tgt_unknown), static_cast<long long>(c.tgt_tokens));
+    std::printf("exact %.3f  token %.3f  BLEU %.4f  perplexity %.3f\n", r.acc.exact(), r.acc.token(), r.bleu,
+                r.perplexity);
+    if (a.has("--json"))
+      std::printf("%s\n", Json::object({{"dtype", kRealName},
+                                        {"pairs", r.pairs},
+                                        {"skipped", c.skipped},
+                                        {"exact", r.acc.exact()},
+                                        {"token", r.acc.token()},
+                                        {"bleu", r.bleu},
+                                        {"perplexity", r.perplexity}})
+                              .dump()
+                              .c_str());
+    return 0;
+  }
   std::vector<int64_t> range;
   for (int64_t L = m.task->min_len(); L <= m.task->max_len(); ++L) range.push_back(L);
   std::vector<int64_t> lengths = a.integers("--lengths", range, 1, SymbolTask::kMaxLength);
@@ -127,17 +166,29 @@ int cmd_predict(const std::vector<std::string>& argv) {
   if (model_name == "plain" && a.has("--svg")) throw a.error("--svg: the plain model has no attention to draw");
   if (model_name == "plain" && a.has("--html")) throw a.error("--html: the plain model has no attention to explore");
   std::vector<int64_t> src;
-  try {
-    src = sv.encode(a.positional()[0]);
-  } catch (const Error& e) {
-    std::string hint;
-    std::istringstream words(a.positional()[0]);
-    for (std::string w; words >> w;)
-      if (!sv.contains(w) && w.front() != '<') {
-        hint = token_hint(sv, w);
-        break;
-      }
-    throw a.error(std::string(e.what()) + (hint.empty() ? "" : "; " + hint));
+  if (const auto* data = dynamic_cast<const DataTask*>(m.task.get())) {
+    // Free text, split by the rule the model was trained with; unknown words become <unk>.
+    const std::vector<std::string> words = data->options().tok.split(a.positional()[0]);
+    if (words.empty()) throw a.error("the source is empty");
+    int64_t unknown = 0;
+    src = DataTask::encode(sv, words, &unknown);
+    std::string unseen;
+    for (const std::string& w : words)
+      if (!sv.contains(w)) unseen += (unseen.empty() ? "" : " ") + w;
+    if (unknown) std::printf("not in the vocabulary, read as <unk>: %s\n", terminal_safe(unseen).c_str());
+  } else {
+    try {
+      src = sv.encode(a.positional()[0]);
+    } catch (const Error& e) {
+      std::string hint;
+      std::istringstream words(a.positional()[0]);
+      for (std::string w; words >> w;)
+        if (!sv.contains(w) && w.front() != '<') {
+          hint = token_hint(sv, w);
+          break;
+        }
+      throw a.error(std::string(e.what()) + (hint.empty() ? "" : "; " + hint));
+    }
   }
   for (int64_t id : src)
     if (id < Vocab::kNumSpecials) throw a.error("the source may not contain " + sv.token(id));

@@ -26,10 +26,11 @@ const char* kUsage =
     "usage: heed <command> [flags]\n"
     "\n"
     "commands:\n"
-    "  train    train a model on a toy task and save it      heed train --task reverse --save m.safetensors\n"
+    "  train    train a model on a task or a file of pairs   heed train --task reverse --save m.safetensors\n"
     "  eval     accuracy by source length of a saved model   heed eval --load m.safetensors --lengths 5,10,20\n"
     "  predict  decode one source and show the attention     heed predict --load m.safetensors \"3 1 4 1 5\"\n"
     "  bench    time one training step                       heed bench --model additive\n"
+    "  data     write a built-in task as a file of pairs     heed data --task translate --out pairs.tsv\n"
     "\n"
     "heed <command> --help lists the command's flags; heed --version prints the version.\n"
     "The whole contract, with the JSON fields and exit statuses: docs/cli.md in the repository.\n";
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
     if (command == "eval") return heed::cmd_eval(args);
     if (command == "predict") return heed::cmd_predict(args);
     if (command == "bench") return heed::cmd_bench(args);
+    if (command == "data") return heed::cmd_data(args);
     std::fprintf(stderr, "heed: unknown command '%s' (choose train, eval, predict or bench; see heed --help)\n",
                  command.c_str());
     return 2;

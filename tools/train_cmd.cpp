@@ -13,6 +13,7 @@
 #include "io/paths.h"
 #include "io/safetensors.h"
 #include "io/utf8.h"
+#include "models/data.h"
 #include "models/train.h"
 #include "nn/checkpoint.h"
 #include "tools/common.h"
@@ -30,6 +31,13 @@ const char* kHelp =
     "optionally saves it. Progress goes to stderr (a bar on a terminal, periodic lines otherwise).\n"
     "\n"
     "  --task copy|reverse|sort|translate   the task (reverse)\n"
+    "  --data FILE               train on your own pairs instead: UTF-8 lines of source<TAB>target\n"
+    "                            (docs/cli.md, \"Data files\"; heed data writes an example)\n"
+    "  --valid FILE              data: the validation pairs (default: a --valid-fraction of --data)\n"
+    "  --valid-fraction F        data: each pair goes to validation with probability F (0.1)\n"
+    "  --min-count N             data: tokens seen fewer than N times in training are <unk> (1)\n"
+    "  --max-len N               data: pairs with a side longer than N tokens are skipped (50)\n"
+    "  --lower                   data: lower-case A-Z before splitting\n"
     "  --model plain|additive|general|dot|scaled|cosine|location|transformer   the model (additive)\n"
     "  --cell gru|lstm|rnn       recurrent cell of encoder and decoder (gru)\n"
     "  --bidirectional           a bidirectional encoder\n"
@@ -55,12 +63,14 @@ const char* kHelp =
     "  --weights-only            the final save holds the weights alone (smaller; --resume refuses it)\n"
     "  --resume FILE             continue the run saved in FILE with its settings, to its --steps\n"
     "                            (which may be raised), saving to FILE (or --save): the result is\n"
-    "                            byte-identical to the run that never stopped\n"
+    "                            byte-identical to the run that never stopped; a --data run reads its\n"
+    "                            file again (the recorded path, or --data FILE) and checks it is the same\n"
     "  --load FILE               a new run (a fresh optimiser) from FILE's weights: fine-tuning;\n"
     "                            the model's shape is FILE's, the task and options are the flags'\n"
     "  --json                    end stdout with one JSON object: task, model, cell, steps,\n"
     "                            seconds, loss (mean of the last 50 steps), exact, token,\n"
-    "                            tokens_per_second\n";
+    "                            tokens_per_second; with --data also bleu, perplexity and pairs\n"
+    "                            (the validation pairs scored)\n";
 
 // One line of progress: a bar redrawn in place on a terminal, a plain line otherwise.
 class Reporter {
@@ -99,16 +109,39 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   std::set<std::string> valued = {"--task",  "--model", "--cell",     "--vocab", "--min-len", "--max-len",
                                   "--embed", "--hidden", "--batch",   "--steps", "--lr",      "--schedule",
                                   "--clip",  "--seed",   "--save",    "--eval-samples", "--resume", "--load",
-                                  "--checkpoint-every", "--film", "--watch-every"};
+                                  "--checkpoint-every", "--film", "--watch-every",
+                                  "--data", "--valid", "--valid-fraction", "--min-count"};
   valued.insert(kTransformerFlags.begin(), kTransformerFlags.end());
   Args a("train", argv, valued,
-         {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding", "--watch", kTransformerSwitch});
+         {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding", "--watch", "--lower",
+          kTransformerSwitch});
   TrainPlan plan;
   if (a.has("--help")) {
     plan.help = true;
     return plan;
   }
   if (a.has("--resume")) return plan_from_checkpoint(a);
+  for (const char* flag : {"--valid", "--valid-fraction", "--min-count", "--lower"})
+    if (a.has(flag) && !a.has("--data")) throw a.error(std::string(flag) + " is for --data FILE (your own pairs)");
+  if (a.has("--data")) {
+    for (const char* flag : {"--task", "--vocab", "--min-len"})
+      if (a.has(flag)) throw a.error(std::string(flag) + " does not apply to --data: the file gives the pairs");
+    if (a.has("--valid") && a.has("--valid-fraction"))
+      throw a.error("give --valid FILE or --valid-fraction F, not both");
+    DataOptions data;
+    data.tok.lower = a.has("--lower");
+    data.min_count = a.integer("--min-count", 1, 1, INT64_MAX);
+    data.max_len = a.integer("--max-len", 50, 1, SymbolTask::kMaxLength);
+    data.valid_path = a.text("--valid", "");
+    data.valid_fraction = a.has("--valid-fraction") ? a.number("--valid-fraction", 0.1, -1e-300, 0.99) : 0.1;
+    plan.data = a.text("--data", "");
+    plan.valid = data.valid_path;
+    try {
+      plan.task = std::make_unique<DataTask>(plan.data, data);
+    } catch (const Error& e) {
+      throw a.error(e.what());
+    }
+  }
   std::string task_name = a.choice("--task", "reverse", task_names());
   if (task_name == "translate")
     for (const char* flag : {"--vocab", "--min-len", "--max-len"})
@@ -119,7 +152,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   int64_t max_len = a.integer("--max-len", std::max<int64_t>(10, min_len), 1, SymbolTask::kMaxLength);
   if (min_len > max_len)
     throw a.error("--min-len " + std::to_string(min_len) + " is greater than --max-len " + std::to_string(max_len));
-  plan.task = make_task(task_name, a.integer("--vocab", 10, 1, SymbolTask::kMaxVocab), min_len, max_len);
+  if (!plan.task) plan.task = make_task(task_name, a.integer("--vocab", 10, 1, SymbolTask::kMaxVocab), min_len, max_len);
 
   ModelConfig& config = plan.config;
   config.model =
@@ -131,7 +164,8 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   config.hidden = a.integer("--hidden", 64, 1, 4096);
   config.src_vocab = plan.task->src_vocab().size();
   config.tgt_vocab = plan.task->tgt_vocab().size();
-  config.max_src_len = std::max<int64_t>(64, 2 * plan.task->max_len());
+  // Room for the longest source (and, for a data file, target: the transformer's positions).
+  config.max_src_len = std::max<int64_t>(64, 2 * std::max(plan.task->max_len(), plan.task->max_target_len()));
   read_transformer_flags(a, config);
   try {
     config.validate();  // the product of the sizes, before anything is allocated
@@ -173,6 +207,8 @@ int cmd_train(const std::vector<std::string>& argv) {
   check_no_collisions({{save_flag, plan.save, true, true},
                        {"--film", plan.watch.film, true, false},
                        {"--resume", plan.resume, false, true},
+                      {"--data", plan.data, false},
+                      {"--valid", plan.valid, false},
                        {"--load", plan.load, false, true}},
                       "heed train");
   // A run that cannot save should fail now, not after training.
@@ -222,6 +258,24 @@ int cmd_train(const std::vector<std::string>& argv) {
   std::printf("training %s (%s, %lld parameters) on %s, %lld steps of %lld sequences\n", config.model.c_str(),
               shape.c_str(), static_cast<long long>(model.num_parameters()), task->name().c_str(),
               static_cast<long long>(opt.steps), static_cast<long long>(opt.batch));
+  if (const auto* d = dynamic_cast<const DataTask*>(task)) {
+    const DataCounts& c = d->train_counts();
+    const DataCounts& v = d->valid().counts;
+    std::printf("data %s: %lld lines, %lld pairs longer than --max-len %lld skipped\n", terminal_safe(plan.data).c_str(),
+                static_cast<long long>(c.lines), static_cast<long long>(c.skipped),
+                static_cast<long long>(d->options().max_len));
+    std::printf("training %lld pairs, validation %lld%s\n", static_cast<long long>(c.pairs),
+                static_cast<long long>(v.pairs), plan.valid.empty() ? "" : (" (from " + terminal_safe(plan.valid) + ")").c_str());
+    std::printf("vocabularies: source %lld, target %lld (specials and <unk> included; --min-count %lld)\n",
+                static_cast<long long>(d->src_vocab().size()), static_cast<long long>(d->tgt_vocab().size()),
+                static_cast<long long>(d->options().min_count));
+    std::printf("<unk>: training %lld of %lld source and %lld of %lld target tokens; validation %lld of %lld and "
+                "%lld of %lld\n",
+                static_cast<long long>(c.src_unknown), static_cast<long long>(c.src_tokens),
+                static_cast<long long>(c.tgt_unknown), static_cast<long long>(c.tgt_tokens),
+                static_cast<long long>(v.src_unknown), static_cast<long long>(v.src_tokens),
+                static_cast<long long>(v.tgt_unknown), static_cast<long long>(v.tgt_tokens));
+  }
   if (save.empty()) std::printf("no --save FILE: the trained model will be discarded when heed exits\n");
   if (!plan.resume.empty())
     std::printf("resuming %s at step %lld\n", terminal_safe(plan.resume).c_str(),
@@ -298,15 +352,25 @@ int cmd_train(const std::vector<std::string>& argv) {
   real loss = 0;
   for (int64_t i = 0; i < tail; ++i) loss += r.losses[r.losses.size() - 1 - i];
   loss = tail > 0 ? loss / static_cast<real>(tail) : std::nan("");  // NaN: no step was taken
-  Accuracy acc = evaluate_held_out(model, *task, eval_samples, static_cast<uint64_t>(seed) + 7777777);
+  // A data file: the first --eval-samples validation pairs, in order, with BLEU and perplexity.
+  const auto* data = dynamic_cast<const DataTask*>(task);
+  PairScore scored;
+  if (data && !data->valid().pairs.empty()) scored = score_pairs(model, data->tgt_vocab(), data->valid(), eval_samples);
+  Accuracy acc = data ? scored.acc : evaluate_held_out(model, *task, eval_samples, static_cast<uint64_t>(seed) + 7777777);
   real tokens_per_second = r.seconds > 0 ? r.target_tokens / r.seconds : 0;
   if (finished)  // nothing was trained: the loss is the run's, as it ended
     std::printf("the run was already complete; loss %.4f\n", loss);
   else
     std::printf("trained in %s (%.0f target tokens/s); loss %.4f\n", format_duration(r.seconds).c_str(),
                 tokens_per_second, loss);
-  std::printf("held-out: exact %.3f, token %.3f (%lld sequences)\n", acc.exact(), acc.token(),
-              static_cast<long long>(acc.n));
+  if (data && scored.pairs > 0)
+    std::printf("validation: exact %.3f, token %.3f, BLEU %.4f, perplexity %.3f (%lld pairs)\n", acc.exact(),
+                acc.token(), scored.bleu, scored.perplexity, static_cast<long long>(scored.pairs));
+  else if (data)
+    std::printf("validation: no pairs to score\n");
+  else
+    std::printf("held-out: exact %.3f, token %.3f (%lld sequences)\n", acc.exact(), acc.token(),
+                static_cast<long long>(acc.n));
   if (!save.empty()) std::printf("saved to %s\n", terminal_safe(save).c_str());
   if (plan.json) {
     Json j = Json::object({{"task", task->name()},
@@ -319,6 +383,11 @@ int cmd_train(const std::vector<std::string>& argv) {
                            {"exact", acc.exact()},
                            {"token", acc.token()},
                            {"tokens_per_second", tokens_per_second}});
+    if (data && scored.pairs > 0) {
+      j.set("bleu", scored.bleu);
+      j.set("perplexity", scored.perplexity);
+      j.set("pairs", scored.pairs);
+    }
     std::printf("%s\n", j.dump().c_str());
   }
   return film_status;

@@ -11,6 +11,7 @@
 
 #include "io/parse.h"
 #include "io/utf8.h"
+#include "models/data.h"
 #include "nn/checkpoint.h"
 #include "tools/bench.h"  // program_as_invoked
 #include "tools/watch.h"
@@ -116,7 +117,7 @@ TrainPlan plan_from_checkpoint(const Args& a) {
   for (const char* flag : {"--task", "--model", "--cell", "--vocab", "--min-len", "--max-len", "--embed", "--hidden",
                            "--batch", "--lr", "--schedule", "--clip", "--seed", "--eval-samples", "--load",
                            "--bidirectional", "--input-feeding", "--layers", "--heads", "--ff", "--positions",
-                           "--dropout", "--norm-first"})
+                           "--dropout", "--norm-first", "--valid", "--valid-fraction", "--min-count", "--lower"})
     if (a.has(flag))
       throw a.error(std::string(flag) + " cannot be given with --resume: the run continues with the settings " +
                     path + " recorded (only --steps, --save, --checkpoint-every, --weights-only, --json, --watch, --film and "
@@ -133,9 +134,37 @@ TrainPlan plan_from_checkpoint(const Args& a) {
     throw a.error("--resume " + path +
                   ": the file holds no training state (it was saved with --weights-only, or is not a training "
                   "checkpoint); start a new run from its weights with --load " + path);
+  const bool data = meta.count("task") && meta.at("task") == "data";
+  if (a.has("--data") && !data) throw a.error("--data is for resuming a run trained on a data file; " + path + " was not");
   TrainPlan plan;
   plan.resume = path;
-  plan.task = checkpoint_task(path, meta);
+  if (data) {
+    // The pairs are not in the checkpoint: read the file again (its path as recorded, or
+    // --data if it has moved) with the recorded settings, and make sure it is the same file.
+    plan.data = a.text("--data", meta_text(path, meta, "data.path"));
+    DataOptions opt;
+    opt.tok.lower = meta_int(path, meta, "data.lower", 0, 1) == 1;
+    opt.min_count = meta_int(path, meta, "data.min_count", 1);
+    opt.max_len = meta_int(path, meta, "data.max_len", 1, SymbolTask::kMaxLength);
+    opt.valid_path = meta_text(path, meta, "data.valid");
+    opt.valid_fraction = meta_real(path, meta, "data.valid_fraction", 0, 0.99, false);
+    plan.valid = opt.valid_path;
+    std::unique_ptr<DataTask> task;
+    try {
+      task = std::make_unique<DataTask>(plan.data, opt);
+    } catch (const Error& e) {
+      throw a.error("--resume " + path + ": " + e.what() + (a.has("--data") ? "" : " (if the file has moved, give it with --data FILE)"));
+    }
+    char fingerprint[20];
+    std::snprintf(fingerprint, sizeof fingerprint, "%016llx", static_cast<unsigned long long>(task->fingerprint()));
+    if (fingerprint != meta_text(path, meta, "data.fingerprint"))
+      throw a.error("--resume " + path + ": " + plan.data + " is not the file the run trained on (FNV-1a fingerprint " +
+                    fingerprint + ", the run recorded " + meta_text(path, meta, "data.fingerprint") +
+                    "); give the original with --data FILE");
+    plan.task = std::move(task);
+  } else {
+    plan.task = checkpoint_task(path, meta);
+  }
   plan.config = config;
   plan.seed = meta_int(path, meta, "seed");
   plan.resumed_step = meta_int(path, meta, kStep, 0, kMaxSteps);

@@ -5,7 +5,8 @@
 // "ich habe keinen hunger , weil ich ein brot gegessen habe .", where the English verb must be
 // read from the end of the German sentence.
 // Usage: tutorial-11 [--quick] [--out DIR] [SECTION...]; sections grammar, training, accuracy,
-// attention (default: all; the last three share one training of both models). Pictures go to
+// attention, data (default: all; training, accuracy and attention share one training of both
+// models; data writes the grammar's pairs to DIR and trains a model of its own through them). Pictures go to
 // DIR, default build/ch11, created if missing. `--quick`: a tiny budget, nothing learned.
 #include <time.h>
 
@@ -19,6 +20,7 @@
 
 #include "io/atomic_file.h"
 #include "models/beam.h"
+#include "models/data.h"
 #include "models/seq2seq.h"
 #include "models/train.h"
 #include "models/translate.h"
@@ -39,11 +41,12 @@ struct Budget {
   // pairs are listed in the grammar's order, whose inner loops repeat every 2, 4, 6 or 12
   // pairs, so the strides are prime to those: every kind of sentence is sampled alike.
   int64_t held_stride, train_stride;
+  int64_t data_steps, data_scored;  // section 5: its training steps, held-out pairs scored
 };
 
 Budget budget(bool quick) {
-  if (quick) return {40, 20, 7, 35};
-  return {5000, 500, 1, 5};
+  if (quick) return {40, 20, 7, 35, 40, 100};
+  return {5000, 500, 1, 5, 3000, 3800};
 }
 
 // As `heed train --task translate --model NAME` builds it.
@@ -55,7 +58,7 @@ ModelConfig config(const Task& task, const std::string& model) {
   c.tgt_vocab = task.tgt_vocab().size();
   c.embed = 32;
   c.hidden = 64;
-  c.max_src_len = std::max<int64_t>(64, 2 * task.max_len());
+  c.max_src_len = std::max<int64_t>(64, 2 * std::max(task.max_len(), task.max_target_len()));
   return c;
 }
 
@@ -435,7 +438,71 @@ std::string show_verbs(const Seq2Seq& model, const TranslateTask& task, const Bu
   return first_wrong;
 }
 
-const char* const kSections[] = {"grammar", "training", "accuracy", "attention"};
+// Section 5: the grammar written to files and trained through the data path, as `heed data`
+// and `heed train --data ... --valid ...` do, then scored with BLEU and perplexity beside exact.
+void show_data(const TranslateTask& task, const Budget& bud, const std::string& dir) {
+  std::printf("== 5. the same grammar as a file of pairs\n");
+  std::filesystem::create_directories(dir);
+  auto write_pairs = [&](const std::vector<Example>& pairs, const std::string& path) {
+    std::string text;
+    for (const Example& e : pairs) text += task.src_vocab().decode(e.src) + "\t" + task.tgt_vocab().decode(e.tgt) + "\n";
+    write_text_file(path, text);
+  };
+  const std::string train_file = dir + "/translate_train.tsv", held_file = dir + "/translate_held_out.tsv";
+  write_pairs(task.train_pairs(), train_file);
+  write_pairs(task.held_out(), held_file);
+  DataOptions opt;  // heed train --data's defaults: no lower-casing, --min-count 1, --max-len 50
+  opt.valid_path = held_file;
+  const DataTask data(train_file, opt);
+  std::printf("read %lld training pairs and %lld validation pairs; vocabularies %lld and %lld (with <unk>)\n",
+              static_cast<long long>(data.train_counts().pairs), static_cast<long long>(data.valid().counts.pairs),
+              static_cast<long long>(data.src_vocab().size()), static_cast<long long>(data.tgt_vocab().size()));
+  std::printf("first line: %s\n", (task.src_vocab().decode(task.train_pairs()[0].src) + " <TAB> " +
+                                    task.tgt_vocab().decode(task.train_pairs()[0].tgt)).c_str());
+  std::fflush(stdout);
+  Generator gen(kSeed);
+  Seq2Seq model(config(data, "additive"), gen);
+  TrainOptions t;  // as train_run: heed train's defaults
+  t.steps = bud.data_steps;
+  t.batch = 32;
+  t.seed = kDataSeed;
+  const real start = cpu_seconds();
+  train(model, data, t);
+  std::fprintf(stderr, "tutorial-11: the data model trained in %.0f s of CPU\n", cpu_seconds() - start);
+  const PairScore r = score_pairs(model, data.tgt_vocab(), data.valid(), bud.data_scored, bud.data_scored);
+  std::printf("additive, %lld steps, on the first %lld held-out pairs:\n", static_cast<long long>(t.steps),
+              static_cast<long long>(r.pairs));
+  std::printf("  exact %.3f   token %.3f   BLEU %.4f   perplexity %.3f\n", r.acc.exact(), r.acc.token(), r.bleu,
+              r.perplexity);
+  // What BLEU rewards that exact does not: the first three outputs that are not exact, beside
+  // their references, with how many of their 4-grams the reference holds.
+  std::printf("outputs that are not exact (4-grams found in the reference / 4-grams of the output):\n");
+  int shown = 0;
+  for (int64_t i = 0; i < r.pairs && shown < 3; ++i) {
+    const std::vector<std::string>& out = r.outputs[i];
+    const std::vector<std::string>& ref = data.valid().references[i];
+    if (out == ref) continue;
+    int64_t found = 0, grams = 0;
+    for (size_t k = 0; k + 4 <= out.size(); ++k, ++grams)
+      for (size_t m = 0; m + 4 <= ref.size(); ++m)
+        if (std::equal(out.begin() + k, out.begin() + k + 4, ref.begin() + m)) {
+          ++found;
+          break;
+        }
+    auto joined = [](const std::vector<std::string>& w) {
+      std::string s;
+      for (const std::string& x : w) s += (s.empty() ? "" : " ") + x;
+      return s;
+    };
+    std::printf("  reference: %s\n  output:    %s   (%lld/%lld)\n", joined(ref).c_str(), joined(out).c_str(),
+                static_cast<long long>(found), static_cast<long long>(grams));
+    ++shown;
+  }
+  if (shown == 0) std::printf("  none\n");
+  std::printf("\n");
+}
+
+const char* const kSections[] = {"grammar", "training", "accuracy", "attention", "data"};
 
 int run(bool quick, const std::string& dir, const std::vector<std::string>& sections) {
   auto wanted = [&](const std::string& name) {
@@ -444,7 +511,10 @@ int run(bool quick, const std::string& dir, const std::vector<std::string>& sect
   const Budget bud = budget(quick);
   const TranslateTask task;
   if (wanted("grammar")) show_grammar(task);
-  if (!wanted("training") && !wanted("accuracy") && !wanted("attention")) return 0;
+  if (!wanted("training") && !wanted("accuracy") && !wanted("attention")) {
+    if (wanted("data")) show_data(task, bud, dir);
+    return 0;
+  }
   std::fflush(stdout);
 
   std::vector<Run> runs;
@@ -471,6 +541,7 @@ int run(bool quick, const std::string& dir, const std::vector<std::string>& sect
     else
       show_matrix(additive, task, wrong, dir + "/wrong_verb.svg", "additive: a wrong verb");
   }
+  if (wanted("data")) show_data(task, bud, dir);
   std::fprintf(stderr, "tutorial-11: %.0f s of CPU in all\n", cpu_seconds());
   return 0;
 }
@@ -482,7 +553,7 @@ int main(int argc, char** argv) {
   bool quick = false;
   std::string dir = "build/ch11";
   std::vector<std::string> sections;
-  const char* usage = "usage: tutorial-11 [--quick] [--out DIR] [grammar|training|accuracy|attention ...]";
+  const char* usage = "usage: tutorial-11 [--quick] [--out DIR] [grammar|training|accuracy|attention|data ...]";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
