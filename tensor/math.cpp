@@ -58,6 +58,7 @@ inline real exp_parts(real x, Int& n) {
   n = std::bit_cast<Int>(shifted) - std::bit_cast<Int>(kRound);
   constexpr int kLast = L::kExpLastFactorial - 2;  // the index of 1/kExpLastFactorial!
   real q = real(kInvFactorial[kLast]);
+#pragma GCC unroll 16
   for (int i = kLast - 1; i >= 0; --i) q = fmadd(q, r, real(kInvFactorial[i]));
   return fmadd(r * r, q, r);
 }
@@ -109,13 +110,23 @@ inline real split_exponent(real x, Int& k) {
 }
 
 // s (h + R), the small part of log(1 + f), with h = f^2 / 2.
+// R(z) = z (2/3 + z (2/5 + ... + z 2/(2 kLogTerms + 1))), Horner from the highest.
+[[gnu::always_inline]] inline real log_series(real z) {
+  // 2 / (2j + 1), j = 1 .. kLogTerms, each rounded once to real (computed when compiling).
+  constexpr auto kCoef = [] {
+    struct { real c[kLogTerms + 1]; } t{};
+    for (int j = 1; j <= kLogTerms; ++j) t.c[j] = real(2.0 / (2 * j + 1));
+    return t;
+  }();
+  real R = kCoef.c[kLogTerms];
+#pragma GCC unroll 16
+  for (int j = kLogTerms - 1; j >= 1; --j) R = fmadd(R, z, kCoef.c[j]);
+  return R * z;
+}
+
 inline real log_tail(real f, real h, real& s) {
   s = f / (2 + f);
-  real z = s * s;
-  real R = real(2.0 / (2 * kLogTerms + 1));
-  for (int j = kLogTerms - 1; j >= 1; --j) R = fmadd(R, z, real(2.0 / (2 * j + 1)));
-  R *= z;
-  return s * (h + R);
+  return s * (h + log_series(s * s));
 }
 
 // ---- sin and cos -------------------------------------------------------------------------
@@ -138,6 +149,22 @@ constexpr real kC2 = sizeof(real) == 8 ? real(0x1.1a62633145c07p-54) : real(-0x1
 constexpr real kC3 = sizeof(real) == 8 ? real(-0x1.f1976b7ed8fbcp-110) : real(-0x1.ee59dap-50);
 constexpr int kSinLast = sizeof(real) == 8 ? 17 : 9;  // the highest odd power kept
 constexpr int kCosLast = sizeof(real) == 8 ? 18 : 10;  // the highest even power kept
+
+// +-1/k! for k = 0 .. 18, the sign that of i^(k-1) or i^k (sin's odd, cos's even Taylor terms),
+// computed when compiling: k! is exact in double to 18! (and in float to 10!), so each is 1/k!
+// rounded once.
+struct Factorials {
+  real c[19];
+};
+constexpr Factorials kTaylor = [] {
+  Factorials t{};
+  for (int k = 0; k <= 18; ++k) {
+    real f = 1;
+    for (int i = 2; i <= k; ++i) f *= i;
+    t.c[k] = (k % 4 == 0 || k % 4 == 1 ? 1 : -1) / f;
+  }
+  return t;
+}();
 
 // sum + err = a + b exactly (Knuth's two-sum: no condition on the sizes).
 inline real two_sum(real a, real b, real& err) {
@@ -166,14 +193,10 @@ inline int reduce_half_pi(real x, real& rh, real& rl) {
 // sin(rh + rl) for |rh| <= pi/4 (plus a hair), |rl| <= ulp(rh).
 inline real sin_poly(real rh, real rl) {
   real z = rh * rh;
-  // Horner in z: (-1/3! + z (1/5! - z (...))) for the terms above r.
-  real fact = 1;  // kSinLast!
-  for (int i = 2; i <= kSinLast; ++i) fact *= i;
-  real p = (kSinLast % 4 == 1 ? 1 : -1) / fact;
-  for (int k = kSinLast - 2; k >= 3; k -= 2) {
-    fact /= real((k + 1) * (k + 2));  // k!, exact: the factorials up to 18! are exact in double
-    p = fmadd(p, z, (k % 4 == 1 ? 1 : -1) / fact);
-  }
+  // Horner in z: -1/3! + z (1/5! - z (...)), the terms above r.
+  real p = kTaylor.c[kSinLast];
+#pragma GCC unroll 16
+  for (int k = kSinLast - 2; k >= 3; k -= 2) p = fmadd(p, z, kTaylor.c[k]);
   return rh + fmadd(rh * z, p, rl * (1 - real(0.5) * z));
 }
 
@@ -182,13 +205,9 @@ inline real sin_poly(real rh, real rl) {
 inline real cos_poly(real rh, real rl) {
   real z = rh * rh;
   real z_err = fmadd(rh, rh, -z);  // rh^2 = z + z_err exactly
-  real fact = 1;
-  for (int i = 2; i <= kCosLast; ++i) fact *= i;
-  real p = (kCosLast % 4 == 0 ? 1 : -1) / fact;
-  for (int k = kCosLast - 2; k >= 4; k -= 2) {
-    fact /= real((k + 1) * (k + 2));
-    p = fmadd(p, z, (k % 4 == 0 ? 1 : -1) / fact);
-  }
+  real p = kTaylor.c[kCosLast];  // 1/4! - z (1/6! - ...), the terms above z^2
+#pragma GCC unroll 16
+  for (int k = kCosLast - 2; k >= 4; k -= 2) p = fmadd(p, z, kTaylor.c[k]);
   real hz = real(0.5) * z;
   real w = 1 - hz;
   real small = fmadd(z * z, p, -(real(0.5) * z_err + rh * rl));
@@ -230,10 +249,7 @@ inline real log_pair(real x, real& lo) {
   real d = two_sum(2, f, d_err);
   real s = f / d;
   real s_lo = (fmadd(-s, d, f) - s * d_err) / d;
-  real z = s * s;
-  real R = real(2.0 / (2 * kLogTerms + 1));
-  for (int j = kLogTerms - 1; j >= 1; --j) R = fmadd(R, z, real(2.0 / (2 * j + 1)));
-  R *= z;
+  real R = log_series(s * s);
   real hR_err;
   real hR = two_sum(h, R, hR_err);   // h + R = hR + hR_err
   real t = s * hR;
