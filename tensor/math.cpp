@@ -42,7 +42,7 @@ inline real two_to(Int n) { return std::bit_cast<real>(static_cast<Int>((n + L::
 //
 //   x = n ln2 + r, n = round(x / ln2), |r| <= ln2 / 2     (ln2 in two parts: n kLn2Hi is exact,
 //                                                          so r carries no error of ln2's rounding)
-//   e^r - 1 = r + r^2 (1/2! + r (1/3! + ... + r / 13!))   (Taylor; float stops at 1/7!)
+//   e^r - 1 = r + r^2 (1/2! + r (1/3! + ... + r / 13!))   (Taylor; float stops at 1/8!)
 //   e^x = 2^n (1 + (e^r - 1))                             (the last step one fma: 2^n + 2^n (e^r - 1))
 //
 // n is rounded by adding 1.5 2^52 (a real whose ulp is 1): the sum's low mantissa bits hold n.

@@ -6,7 +6,7 @@
 //
 //   u = n ln2 + r, n = round(u / ln2), |r| <= ln2 / 2      (range reduction, ln2 in two parts)
 //   e^r - 1 = r + r^2 (1/2! + r (1/3! + ... + r / 13!))  (Taylor: the next term is < 4e-18;
-//                                                        float stops at 1/7!, see Layout)
+//                                                        float stops at 1/8!, see Layout)
 //   e^u = 2^n (1 + (e^r - 1)),  e^u - 1 = 2^n (e^r - 1) + (2^n - 1)
 //
 // 2^n is built from its bits, and e^u - 1 keeps full relative accuracy near 0, which

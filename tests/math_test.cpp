@@ -117,9 +117,10 @@ std::vector<real> exp_points() {
   for (real v : {real(0), real(1), real(-1), L::kExpOver, L::kExpUnder, L::kExpFloor, real(-708.39), real(-87.33),
                  real(-745), real(-103), std::numeric_limits<real>::denorm_min(), std::numeric_limits<real>::min()})
     x.push_back(v);
-  for (int n = -1080; n <= 1030; ++n)  // around every multiple of ln2 the reduction picks
-    if (n * 0.6931471805599453 > L::kExpUnder - 1 && n * 0.6931471805599453 < L::kExpOver + 1)
-      x.push_back(static_cast<real>(n * 0.6931471805599453)), x.push_back(static_cast<real>((n + 0.5) * 0.6931471805599453));
+  const double ln2 = 0.6931471805599453;
+  for (int n = -1080; n <= 1030; ++n)  // around every multiple of ln2 the reduction picks, and halfway
+    if (n * ln2 > L::kExpUnder - 1 && n * ln2 < L::kExpOver + 1)
+      x.push_back(static_cast<real>(n * ln2)), x.push_back(static_cast<real>((n + 0.5) * ln2));
   return with_neighbours(x);
 }
 
