@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "autograd/elementwise.h"
+#include "tensor/math.h"
 
 namespace heed {
 
@@ -58,7 +59,7 @@ Var sqrt(const Var& x) {
 
 Var pow(const Var& x, real p) {
   return unary(x, pow(x.value(), p), "pow",
-               [p](real x, real) { return p * std::pow(x, p - 1); });  // dx += p x^(p-1) dy
+               [p](real x, real) { return p * math::pow(x, p - 1); });  // dx += p x^(p-1) dy
 }
 
 Var add(const Var& a, const Var& b) {

@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "tensor/math.h"
 
 namespace heed {
 
@@ -105,7 +106,7 @@ Var cross_entropy(const Var& logits, const std::vector<int64_t>& targets, int64_
     const real* row = x.data() + r * V;
     real* p = probs.data() + r * V;
     SoftmaxRow sm = softmax_row(row, p, V, 1, nullptr, false);  // p = softmax(row)
-    total += sm.max + std::log(sm.sum) - row[targets[r]];    // -log softmax = logsumexp - x_t
+    total += sm.max + math::log(sm.sum) - row[targets[r]];    // -log softmax = logsumexp - x_t
   }
   real scale = kept ? 1 / static_cast<real>(kept) : 0;
   return make_var(Tensor::scalar(total * scale), "cross_entropy", {logits},

@@ -2,7 +2,7 @@
 //   additive_score     Bahdanau's v^T tanh(prepared + q) as one node, its backward below it;
 //                      reference additive_score_composed (beside it), held equal by
 //                      tests/ch07_fused_test.cpp; tanh_n and dot_n are the fast paths of
-//                      tensor/vmath.h, held to std::tanh by tests/vmath_test.cpp
+//                      tensor/vmath.h, held to heed::math::tanh by tests/math_test.cpp
 //   weighted_sum       the context sum_i w_i v_i as one node; reference the batched matmul it
 //                      replaces, held equal by tests/ch07_fused_test.cpp
 // The masked softmax between them is the softmax family's (autograd/softmax.cpp).

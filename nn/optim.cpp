@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "tensor/math.h"
+
 namespace heed {
 
 namespace {
@@ -102,8 +104,8 @@ Adam::Adam(std::vector<Var> params, real lr, real beta1, real beta2, real eps, r
 void Adam::step() {
   ++t_;
   real t = static_cast<real>(t_);
-  real step_size = lr_ / (1 - std::pow(beta1_, t));          // lr / (1 - beta1^t)
-  real correction2_sqrt = std::sqrt(1 - std::pow(beta2_, t));  // sqrt(1 - beta2^t)
+  real step_size = lr_ / (1 - math::pow(beta1_, t));          // lr / (1 - beta1^t)
+  real correction2_sqrt = std::sqrt(1 - math::pow(beta2_, t));  // sqrt(1 - beta2^t)
   for (size_t i = 0; i < params_.size(); ++i) {
     const real* g = grad_or_null(i, "Adam");
     real* p = params_[i].value().data();

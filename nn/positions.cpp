@@ -5,6 +5,7 @@
 
 #include "autograd/functions.h"
 #include "nn/init.h"
+#include "tensor/math.h"
 
 namespace heed {
 
@@ -14,10 +15,10 @@ Tensor sinusoidal_positions(int64_t S, int64_t D) {
                 " must be >= 0 and >= 1");
   Tensor P = Tensor::zeros({S, D});  // (S, D)
   for (int64_t i = 0; 2 * i < D; ++i) {
-    real freq = std::pow(real(10000), -static_cast<real>(2 * i) / static_cast<real>(D));  // 1 / 10000^(2i/D)
+    real freq = math::pow(real(10000), -static_cast<real>(2 * i) / static_cast<real>(D));  // 1 / 10000^(2i/D)
     for (int64_t p = 0; p < S; ++p) {
-      P[p * D + 2 * i] = std::sin(static_cast<real>(p) * freq);
-      if (2 * i + 1 < D) P[p * D + 2 * i + 1] = std::cos(static_cast<real>(p) * freq);
+      P[p * D + 2 * i] = math::sin(static_cast<real>(p) * freq);
+      if (2 * i + 1 < D) P[p * D + 2 * i + 1] = math::cos(static_cast<real>(p) * freq);
     }
   }
   return P;

@@ -5,7 +5,7 @@
 // and every gradient) and gradchecks the fused steps. The fused steps share one matrix product,
 // hp = h W_hh^T + b_hh (B, G*H), through gemm (tensor/gemm_kernel.cpp; reference gemm_naive, held
 // equal by tests/gemm_test.cpp); their gates are loops over a row with tanh_n and sigmoid_n
-// (tensor/vmath_kernel.cpp; reference std::tanh and std::exp, held equal by tests/vmath_test.cpp).
+// (tensor/vmath_kernel.cpp; reference heed::math::tanh and sigmoid, bit for bit by tests/math_test.cpp).
 #include "nn/rnn_cell.h"
 
 #include <cmath>

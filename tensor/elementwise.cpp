@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tensor/math.h"
 #include "tensor/ops.h"
 
 namespace heed {
@@ -71,21 +72,15 @@ Tensor binary(const Tensor& a, const Tensor& b, F f, const char* op) {
 }  // namespace
 
 Tensor neg(const Tensor& x) { return map(x, [](real v) { return -v; }); }
-Tensor exp(const Tensor& x) { return map(x, [](real v) { return std::exp(v); }); }
-Tensor log(const Tensor& x) { return map(x, [](real v) { return std::log(v); }); }
-Tensor tanh(const Tensor& x) { return map(x, [](real v) { return std::tanh(v); }); }
+Tensor exp(const Tensor& x) { return map(x, [](real v) { return math::exp(v); }); }
+Tensor log(const Tensor& x) { return map(x, [](real v) { return math::log(v); }); }
+Tensor tanh(const Tensor& x) { return map(x, [](real v) { return math::tanh(v); }); }
 Tensor relu(const Tensor& x) { return map(x, [](real v) { return v > 0 ? v : 0; }); }
 Tensor sqrt(const Tensor& x) { return map(x, [](real v) { return std::sqrt(v); }); }
-Tensor pow(const Tensor& x, real p) { return map(x, [p](real v) { return std::pow(v, p); }); }
+Tensor pow(const Tensor& x, real p) { return map(x, [p](real v) { return math::pow(v, p); }); }
 
-// Written so that neither branch overflows: exp of a non-positive number only.
-Tensor sigmoid(const Tensor& x) {
-  return map(x, [](real v) {
-    if (v >= 0) return 1 / (1 + std::exp(-v));
-    real e = std::exp(v);
-    return e / (1 + e);
-  });
-}
+// math::sigmoid: 1 / (1 + e^-v) for v >= 0, e^v / (1 + e^v) below, so that no exp overflows.
+Tensor sigmoid(const Tensor& x) { return map(x, [](real v) { return math::sigmoid(v); }); }
 
 Shape broadcast_shape(const Shape& a, const Shape& b, const char* op) {
   size_t d = std::max(a.size(), b.size());

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "tensor/math.h"
+
 namespace heed {
 
 namespace {
@@ -50,11 +52,11 @@ real Generator::normal() {
   real u1 = uniform();
   while (u1 <= 0) u1 = uniform();  // log(0) is not allowed
   real u2 = uniform();
-  real r = std::sqrt(-2 * std::log(u1));
+  real r = std::sqrt(-2 * math::log(u1));
   real theta = 2 * 3.14159265358979323846 * u2;
-  spare_ = r * std::sin(theta);
+  spare_ = r * math::sin(theta);
   has_spare_ = true;
-  return r * std::cos(theta);
+  return r * math::cos(theta);
 }
 
 int64_t Generator::randint(int64_t lo, int64_t hi) {

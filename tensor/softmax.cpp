@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "tensor/ops.h"
+#include "tensor/math.h"
 
 namespace heed {
 
@@ -20,15 +21,15 @@ SoftmaxRow softmax_row(const real* x, real* y, int64_t n, int64_t stride, const 
   }
   real s = 0;
   if (log_space) {
-    for (int64_t i = 0; i < n; ++i) s += std::exp(x[i * stride] - m);
+    for (int64_t i = 0; i < n; ++i) s += math::exp(x[i * stride] - m);
     // (x - m) - log(s), not x - (m + log(s)): x - m is exact near the maximum, and
     // m + log(s) would round log(s) to the spacing of m (1e-12 at m = 1e4).
-    real log_s = std::log(s);
+    real log_s = math::log(s);
     for (int64_t i = 0; i < n; ++i) y[i * stride] = (x[i * stride] - m) - log_s;
     return {m, s};
   }
   for (int64_t i = 0; i < n; ++i) {
-    real e = kept(i) ? std::exp(x[i * stride] - m) : 0;  // x_i is read before y_i is written
+    real e = kept(i) ? math::exp(x[i * stride] - m) : 0;  // x_i is read before y_i is written
     if (kept(i)) s += e;
     y[i * stride] = e;
   }

@@ -1,9 +1,11 @@
-// tanh, sigmoid and the dot product over arrays, several elements at a time: std::tanh and
-// std::exp are scalar library calls (~10 ns an element here), which the fused recurrent steps
-// and the fused attention score would otherwise spend most of their time in. The functions use
-// a range reduction and a Taylor polynomial, accurate to a few units in the last place. Their
-// references are std::tanh and std::exp (and the plain loop for dot_n): tests/vmath_test.cpp holds
-// them equal to within 3 eps. Every element goes through the same instructions
+// tanh, sigmoid and the dot product over arrays, several elements at a time: one element at a
+// time (heed::math::tanh, ~10 ns an element here) the fused recurrent steps and the fused
+// attention score would spend most of their time in them. The functions use a range reduction
+// and a Taylor polynomial, accurate to 2 units in the last place. Their references are
+// heed::math::tanh and heed::math::sigmoid (tensor/math.h), which run the same operations on one
+// element: tests/math_test.cpp holds their bits equal under every kernel set, and
+// tests/vmath_test.cpp holds both to the C library's tanh and exp within 3 eps (and dot_n to the
+// plain loop). Every element goes through the same instructions
 // whatever its position in the array or the array's length, so a result never depends on how
 // an array was cut (a batch row alone gives the same bits as in its batch).
 #pragma once

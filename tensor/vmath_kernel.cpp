@@ -6,11 +6,15 @@
 //
 //   u = n ln2 + r, n = round(u / ln2), |r| <= ln2 / 2      (range reduction, ln2 in two parts)
 //   e^r - 1 = r + r^2 (1/2! + r (1/3! + ... + r / 13!))  (Taylor: the next term is < 4e-18;
-//                                                        float stops at 1/7!, see Layout)
+//                                                        float stops at 1/8!, see Layout)
 //   e^u = 2^n (1 + (e^r - 1)),  e^u - 1 = 2^n (e^r - 1) + (2^n - 1)
 //
 // 2^n is built from its bits, and e^u - 1 keeps full relative accuracy near 0, which
 // tanh(x) = -(e^-2|x| - 1) / (2 + (e^-2|x| - 1)) needs for small x.
+//
+// These are heed::math's exp_parts, tanh and sigmoid (tensor/math.cpp), lane by lane, with the
+// constants of tensor/math.h's Layout: the reference, whose bits tests/math_test.cpp holds
+// these to under every kernel set.
 //
 // This file is compiled once per kernel set (tensor/kernels.h), each time into its own namespace and
 // with its own vector width; tensor/vmath.cpp is the entry. Nothing here may use out-of-line code of
@@ -20,6 +24,7 @@
 #include <cstring>
 #include <limits>
 
+#include "tensor/math.h"
 #include "tensor/simd.h"
 
 #ifndef HEED_KERNEL_SET
@@ -31,33 +36,6 @@ namespace heed::kernel_set::HEED_KERNEL_SET {
 void tanh_n(const real* x, real* y, int64_t n);
 void sigmoid_n(const real* x, real* y, int64_t n);
 
-// What the range reduction needs to know of real's binary layout, for binary64 (double, the
-// default) and binary32 (float, `make float`): Bits is the integer vector of the same width as
-// Vec (4 x 64 or 8 x 32 bits), a real's mantissa has kMantissa bits and its exponent bias is
-// kBias, and the Taylor polynomial stops at 1/kLastFactorial! (its next term is < 4e-18 for
-// double, < 6e-9 for float: each below half a unit in the last place of e^r - 1).
-template <class T>
-struct Layout;
-template <>
-struct Layout<double> {
-  using Int = int64_t;
-  static constexpr int kMantissa = 52, kBias = 1023, kLastFactorial = 13;
-  static constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln2's leading bits: n kLn2Hi is exact
-  static constexpr double kLn2Lo = 1.90821492927058770002e-10;  // ln2 - kLn2Hi
-  static constexpr double kTanhFloor = -50;   // tanh(25) is 1 to within 4e-22: the rounding gives 1
-  static constexpr double kExpFloor = -708;   // e^-708 is still a normal double
-};
-template <>
-struct Layout<float> {
-  using Int = int32_t;
-  static constexpr int kMantissa = 23, kBias = 127, kLastFactorial = 7;
-  static constexpr float kLn2Hi = 0.693359375f;       // 9 significant bits: n kLn2Hi is exact for |n| < 2^15
-  static constexpr float kLn2Lo = -2.12194440e-4f;    // ln2 - kLn2Hi
-  static constexpr float kTanhFloor = -20;  // tanh(10) is 1 to within 5e-9: the rounding gives 1
-  static constexpr float kExpFloor = -87;   // e^-87 is still a normal float
-};
-// (Outside the unnamed namespace below: the specialisation this build does not use is no warning.)
-
 namespace {
 
 using simd::fmadd;
@@ -67,12 +45,12 @@ using simd::splat;
 using simd::store;
 using simd::Vec;
 
-using L = Layout<real>;
+using L = math::Layout<real>;  // the constants heed::math's scalar functions use (tensor/math.h)
 using Int = L::Int;
 typedef Int Bits __attribute__((vector_size(simd::kVectorBytes)));
 static_assert(sizeof(Bits) == sizeof(Vec) && sizeof(Int) == sizeof(real));
 
-constexpr real kLog2e = real(1.4426950408889634074);
+constexpr real kLog2e = real(math::kLog2e);
 constexpr real kLn2Hi = L::kLn2Hi;
 constexpr real kLn2Lo = L::kLn2Lo;
 constexpr real kRound = real(1.5) * real(Int(1) << L::kMantissa);  // adding it rounds to an integer, kept in the low bits
@@ -91,13 +69,10 @@ constexpr Int kMagnitude = std::numeric_limits<Int>::max();
   r = fmadd(-n, splat(kLn2Lo), r);
   Bits k = (Bits)shifted - kRoundBits;  // n as an integer
   scale = (Vec)((k + L::kBias) << L::kMantissa);         // 2^n: n + bias in the exponent bits
-  // 1/2!, 1/3!, ..., 1/kLastFactorial!, Horner from the highest.
-  constexpr real kInvFactorial[] = {1.0 / 2,           1.0 / 6,           1.0 / 24,          1.0 / 120,
-                                    1.0 / 720,         1.0 / 5040,        1.0 / 40320,       1.0 / 362880,
-                                    1.0 / 3628800,     1.0 / 39916800,    1.0 / 479001600,   1.0 / 6227020800};
-  constexpr int kLast = L::kLastFactorial - 2;  // the index of 1/kLastFactorial!
-  Vec q = splat(kInvFactorial[kLast]);
-  for (int i = kLast - 1; i >= 0; --i) q = fmadd(q, r, splat(kInvFactorial[i]));
+  // 1/2!, 1/3!, ..., 1/kExpLastFactorial!, Horner from the highest.
+  constexpr int kLast = L::kExpLastFactorial - 2;  // the index of 1/kExpLastFactorial!
+  Vec q = splat(real(math::kInvFactorial[kLast]));
+  for (int i = kLast - 1; i >= 0; --i) q = fmadd(q, r, splat(real(math::kInvFactorial[i])));
   return fmadd(r * r, q, r);
 }
 

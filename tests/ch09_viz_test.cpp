@@ -302,4 +302,24 @@ TEST_SUITE("ch09_attention_matrices") {
     REQUIRE(end != std::string::npos);
     CHECK(heed::xml_well_formed(html.substr(begin, end + 6 - begin)));
   }
+
+  TEST_CASE("the charts' decades come from comparisons, exact at the powers of ten (no C library log10)") {
+    using heed::decade_of;
+    using heed::power_of_ten;
+    CHECK(power_of_ten(0) == 1);
+    CHECK(power_of_ten(3) == 1000);
+    CHECK(power_of_ten(-2) == heed::real(0.01));  // one rounding, as the literal
+    for (int d = -12; d <= 12; ++d) {
+      CAPTURE(d);
+      const heed::real p = power_of_ten(d);
+      CHECK(decade_of(p) == d);                                   // log10 of 1000 is 3, not 2.9999...
+      CHECK(decade_of(p * heed::real(0.999)) == d - 1);
+      CHECK(decade_of(p * heed::real(9.99)) == d);
+    }
+    CHECK(decade_of(0) == 0);  // not a positive finite number: 0, and no endless loop
+    CHECK(decade_of(-5) == 0);
+    CHECK(decade_of(std::numeric_limits<heed::real>::infinity()) == 0);
+    CHECK(decade_of(std::numeric_limits<heed::real>::quiet_NaN()) == 0);
+    CHECK(decade_of(std::numeric_limits<heed::real>::denorm_min()) < (heed::test::kFloatBuild ? -40 : -300));
+  }
 }

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "io/json.h"
+#include "tensor/math.h"
 #include "viz/heatmap.h"
 #include "viz/html.h"
 #include "viz/svg.h"
@@ -60,10 +61,13 @@ std::string curves(const Film& film, std::vector<real>& xs, std::vector<real>& l
       hi = std::max(hi, f.loss);
     }
   const bool have_loss = lo <= hi;
-  const real d_lo = have_loss ? std::floor(std::log10(lo)) : -1, d_hi = have_loss ? std::ceil(std::log10(hi)) : 1;
+  // The decades: d_lo = floor(log10 lo), d_hi = ceil(log10 hi) (viz/svg.h's decade_of, by comparison).
+  const real d_lo = have_loss ? decade_of(lo) : -1;
+  const real d_hi = have_loss ? decade_of(hi) + (power_of_ten(decade_of(hi)) < hi ? 1 : 0) : 1;
+  const real kLn10 = math::log(real(10));
   const real decades = std::max<real>(1, d_hi - d_lo);
   auto loss_to_y = [&](real v) {
-    return loss_panel.top + loss_panel.height * (1 - (std::log10(v) - d_lo) / decades);
+    return loss_panel.top + loss_panel.height * (1 - (math::log(v) / kLn10 - d_lo) / decades);
   };
   auto exact_to_y = [&](real v) { return exact_panel.top + exact_panel.height * (1 - v); };
 
@@ -82,7 +86,7 @@ std::string curves(const Film& film, std::vector<real>& xs, std::vector<real>& l
     exact_path += (exact_path.empty() ? "M" : " L") + px(x) + " " + px(exact_y.back());
   }
   // Steps across: 1, 2 or 5 times a power of ten apart, about four intervals.
-  const real raw = std::max<real>(1, (last - first) / 4), mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const real raw = std::max<real>(1, (last - first) / 4), mag = power_of_ten(decade_of(raw));
   const real tick = std::max<real>(1, mag * (raw / mag < 1.5 ? 1 : raw / mag < 3.5 ? 2 : raw / mag < 7.5 ? 5 : 10));
   std::vector<real> step_ticks;
   for (real s = std::ceil(first / tick) * tick; s <= last; s += tick) step_ticks.push_back(s);
@@ -106,7 +110,10 @@ std::string curves(const Film& film, std::vector<real>& xs, std::vector<real>& l
     o += "<circle class=\"dot\" cx=\"" + px(kLeft) + "\" cy=\"" + px(p.top) + "\" r=\"4\" fill=\"#d55e00\"/>\n";
   };
   std::vector<std::pair<real, std::string>> loss_ticks;
-  for (real d = d_lo; d <= d_lo + decades; ++d) loss_ticks.push_back({loss_to_y(std::pow(10.0, d)), fmt("%g", std::pow(10.0, d))});
+  for (real d = d_lo; d <= d_lo + decades; ++d) {
+    const real tick = power_of_ten(static_cast<int>(d));
+    loss_ticks.push_back({loss_to_y(tick), fmt("%g", tick)});
+  }
   panel(loss_panel, have_loss ? "training loss (log scale)" : "training loss (none yet)", loss_path, "#0072b2",
         loss_ticks);
   panel(exact_panel, "held-out exact accuracy", exact_path, "#009e73",

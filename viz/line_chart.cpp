@@ -46,10 +46,10 @@ Axis nice_axis(real lo, real hi) {
     hi += pad;
   }
   real raw = (hi - lo) / 5;
-  real magnitude = std::pow(real(10), std::floor(std::log10(raw)));
+  real magnitude = power_of_ten(decade_of(raw));
   real f = raw / magnitude;
   real step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * magnitude;
-  int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
+  int decimals = std::max(0, -decade_of(step));
   return {static_cast<real>(std::floor(lo / step + 1e-9) * step), static_cast<real>(std::ceil(hi / step - 1e-9) * step),
           step, decimals};
 }

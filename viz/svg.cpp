@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "io/utf8.h"
 #include "viz/heatmap.h"
@@ -33,6 +34,20 @@ std::string xml_escape(const std::string& text) {
     i += len == 0 ? 1 : len;
   }
   return out;
+}
+
+real power_of_ten(int d) {
+  real p = 1;
+  for (int i = 0; i < (d < 0 ? -d : d); ++i) p *= 10;
+  return d < 0 ? 1 / p : p;
+}
+
+int decade_of(real v) {
+  if (!(v > 0) || v > std::numeric_limits<real>::max()) return 0;
+  int d = 0;
+  while (power_of_ten(d) > v) --d;
+  while (power_of_ten(d + 1) <= v) ++d;
+  return d;
 }
 
 std::string weight_colour(real w) {

@@ -55,4 +55,10 @@ std::string xml_escape(const std::string& text);
 // The colour of weight w in [0, 1] on the heatmaps' scale, as "#rrggbb".
 std::string weight_colour(real w);
 
+// For the charts' axes, by comparison rather than by a logarithm (so no C library's log10 picks
+// a tick): 10^d (exact for 0 <= d <= 22, one rounding of 1 / 10^-d below), and the decade of a
+// finite v > 0, the d with power_of_ten(d) <= v < power_of_ten(d + 1) (0 for anything else).
+real power_of_ten(int d);
+int decade_of(real v);
+
 }  // namespace heed

@@ -1,5 +1,5 @@
 // Chapter 01: tensors. Prints every section of the chapter in order, or only the sections named
-// on the command line: shapes, values, broadcasting, reductions, matmul, softmax, random.
+// on the command line: shapes, values, broadcasting, reductions, matmul, softmax, exp, random.
 // --quick is accepted (every chapter takes it) and changes nothing: this chapter is instant.
 #include <cmath>
 #include <cstdio>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tensor/math.h"
 #include "tensor/ops.h"
 #include "tensor/random.h"
 
@@ -103,6 +104,21 @@ void softmaxes() {
   std::cout << "  log_softmax: " << log_softmax(extreme, 0).str(6) << "\n";
 }
 
+// heed's exp, step by step: x = n ln2 + r with |r| <= ln2/2, e^r from its Taylor series, e^x = 2^n e^r.
+// (The reduction here is the plain arithmetic of the formula; tensor/math.cpp does it with ln2 in
+// two parts and fused multiply-adds, exactly.)
+void exps() {
+  const double ln2 = 0.69314718055994530942;
+  for (double x : {1.0, -2.5, 10.0, 700.0}) {
+    double n = std::nearbyint(x / ln2);
+    double r = x - n * ln2;
+    double term = 1, sum = 1;  // the Taylor series of e^r: 1 + r + r^2/2! + ... + r^13/13!
+    for (int k = 1; k <= 13; ++k) sum += term *= r / k;
+    std::printf("x = %6.1f  n = %4.0f  r = %+.6f  e^r = %.6f  2^n e^r = %.10g  heed::math::exp(x) = %.10g\n", x, n,
+                r, sum, std::ldexp(sum, static_cast<int>(n)), static_cast<double>(math::exp(static_cast<real>(x))));
+  }
+}
+
 void randomness() {
   Generator gen(42);
   std::cout << "uniform(-1, 1): " << Tensor::uniform({4}, -1, 1, gen) << "\n";
@@ -121,7 +137,7 @@ struct Section {
 
 const Section kSections[] = {{"shapes", shapes},   {"values", values},   {"broadcasting", broadcasting},
                              {"reductions", reductions}, {"matmul", matmuls}, {"softmax", softmaxes},
-                             {"random", randomness}};
+                             {"exp", exps},       {"random", randomness}};
 
 }  // namespace
 
@@ -135,7 +151,7 @@ int main(int argc, char** argv) {
       if (argv[i] == std::string(s.name)) found = &s;
     if (!found) {
       std::fprintf(stderr, "tutorial-01: unknown section '%s' (shapes, values, broadcasting, reductions, matmul, "
-                   "softmax, random)\n", argv[i]);
+                   "softmax, exp, random)\n", argv[i]);
       return 2;
     }
     chosen.push_back(found);
