@@ -11,6 +11,7 @@
 #include "autograd/functions.h"
 #include "io/utf8.h"
 #include "nn/loss.h"
+#include "tensor/math.h"
 #include "tensor/tensor.h"
 
 namespace heed {
@@ -295,13 +296,21 @@ void BleuCounts::add(const std::vector<std::string>& h, const std::vector<std::s
 
 double BleuCounts::bleu() const {
   if (matches[0] == 0) return 0;
-  const double bp = hyp_len > ref_len ? 1 : hyp_len == 0 ? 0 : std::exp(1 - static_cast<double>(ref_len) / hyp_len);
-  double log_sum = 0;
+  // The brevity penalty e^(1 - r/c), by heed's own exp (tensor/math.h): in real's precision, so
+  // the float build's BLEU is good to float's epsilon, the double build's to double's.
+  const double bp = hyp_len > ref_len ? 1
+                    : hyp_len == 0    ? 0
+                                      : static_cast<double>(math::exp(static_cast<real>(1 - static_cast<double>(ref_len) / hyp_len)));
+  // The geometric mean of the four precisions, (p1 p2 p3 p4)^(1/4), as the product of their fourth
+  // roots: sqrt is correctly rounded, and no partial product underflows even when every p is
+  // DBL_MIN (NLTK's stand-in for a precision of 0), so the result equals NLTK's
+  // exp(sum of log(p) / 4) to a few units in the last place.
+  double mean = 1;
   for (int n = 0; n < kMaxN; ++n) {
     const double p = matches[n] ? static_cast<double>(matches[n]) / static_cast<double>(totals[n]) : DBL_MIN;
-    log_sum += 0.25 * std::log(p);
+    mean *= std::sqrt(std::sqrt(p));
   }
-  return bp * std::exp(log_sum);
+  return bp * mean;
 }
 
 double corpus_bleu(const std::vector<std::vector<std::string>>& hyps, const std::vector<std::vector<std::string>>& refs) {
@@ -348,7 +357,7 @@ PairScore score_pairs(const Seq2Seq& model, const Vocab& tgt_vocab, const PairSe
       if (first + b < keep_outputs) out.outputs.push_back(std::move(words));
     }
   }
-  out.perplexity = static_cast<real>(std::exp(nll_sum / static_cast<double>(nll_tokens)));
+  out.perplexity = math::exp(static_cast<real>(nll_sum / static_cast<double>(nll_tokens)));
   out.bleu = static_cast<real>(bleu.bleu());
   return out;
 }

@@ -194,8 +194,8 @@ TEST_SUITE("ch11_translation") {
     for (const Case& c : cases) {
       INFO(c.name);
       const double ours = corpus_bleu(c.hyps, c.refs);
-      CHECK(std::abs(ours - c.nltk) <= 1e-12);
-      CHECK(std::abs(ours - c.nltk) <= 1e-12 * c.nltk);  // relatively too: the tiny ones are equal, not just small
+      CHECK(std::abs(ours - c.nltk) <= test::tol(1e-12));  // tol: 1e-12 in double, scaled to float's epsilon in make float
+      CHECK(std::abs(ours - c.nltk) <= test::tol(1e-12) * c.nltk);  // relatively too: the tiny ones are equal, not just small
     }
     CHECK_THROWS_AS(corpus_bleu({{"a"}}, {}), Error);
   }
