@@ -8,6 +8,7 @@
 #   make exercises      check every chapter's exercises (make exercise-NN: one chapter; exercises/)
 #                       SEED=N, JSON=FILE, CHECKS=DIR for a grader; tools/grade_exercises.sh a class
 #   make student-edition DIR=folder  the repository as a class hands it out (no solutions)
+#   make yours          heed built on your passed exercises (build-yours/); make yours-test checks it
 #   make bench          time a training step of every benchmark model at configurations S and M
 #   make sanitize       everything under AddressSanitizer, LeakSanitizer and UBSan: tests + a CLI run
 #   make fuzz           fuzz the checkpoint loader and the CLI parsing (FUZZ_SECONDS=60 per target)
@@ -82,6 +83,7 @@ obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(1))
 all: $(LIB) $(HEED) $(TESTS) $(CHAPTER_BINS)
 
 include exercises/exercises.mk
+include exercises/yours.mk
 
 $(BUILD)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)

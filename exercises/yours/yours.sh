@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# make yours / make yours-test (exercises/yours.mk sets the variables): heed built on your pieces.
+#   1. each chapter holding a piece (exercises/yours/pieces) is checked by its exercise checker,
+#      refusals included (an answer calling heed's own version is refused, never substituted);
+#   2. a piece whose exercises all passed is yours: its joint (exercises/yours/PIECE.cpp), which
+#      defines heed's function on your code, and your answers' object are linked before a copy of
+#      heed's library in which that function is made weak (objcopy -W), so the linker takes yours;
+#      everything else is heed's own objects, already built;
+#   3. (yours-test) a wrong or refused piece is reported alone, with its check's table, and nothing
+#      that would use it runs; then the gradient checks of the ops your pieces replace, then a short
+#      training on your heed and on heed's, their losses compared to 1e-9.
+# YOURS_PIECES="a b" takes those pieces unchecked (for the tests: it shows that a piece is used).
+set -u
+say() { printf '%s\n' "$*"; }
+fail() { printf 'make yours: %s\n' "$*" >&2; exit 2; }
+
+TABLE=exercises/yours/pieces
+mkdir -p "$YOURS" || fail "cannot make $YOURS"
+pieces=() chapters=()
+while read -r name exs replaces; do
+  case "$name" in ''|'#'*) continue ;; esac
+  pieces+=("$name")
+  eval "ex_$name=\$exs; rep_$name=\$replaces"
+  for e in ${exs//,/ }; do chapters+=("${e%%:*}"); done
+done <"$TABLE"
+mapfile -t chapters < <(printf '%s\n' "${chapters[@]}" | sort -u)
+
+# 1. The checks, one chapter at a time.
+for n in "${chapters[@]}"; do
+  rm -f "$YOURS/exercise-$n.json" "$YOURS/exercise-$n.out"
+  src=$(ls "$ANSWERS"/"$n"_*/exercises.cpp 2>/dev/null | head -n 1)
+  if [ -z "$src" ]; then eval "chapter_$n=absent"; continue; fi
+  if ! $MAKE --no-print-directory -s "$ANSBUILD/exercise-$n" >"$YOURS/exercise-$n.log" 2>&1; then
+    eval "chapter_$n=broken"; continue
+  fi
+  "$ANSBUILD/exercise-$n" --strict --json "$YOURS/exercise-$n.json" >"$YOURS/exercise-$n.out" 2>&1
+  [ -s "$YOURS/exercise-$n.json" ] || { cat "$YOURS/exercise-$n.out"; fail "the checker of chapter $n wrote no results"; }
+  eval "chapter_$n=checked"
+done
+
+# An exercise's id and status from its chapter's results: "04.4 passed".
+exercise_status() {  # chapter name
+  tr '{' '\n' <"$YOURS/exercise-$1.json" | grep -F "\"name\": \"$2\", \"grader_check\": false" |
+    sed 's/.*"id": "\([^"]*\)".*"status": "\([^"]*\)".*/\1 \2/' | head -n 1
+}
+
+# 2. Which pieces are yours.
+yours=() report=() wrong=()
+for p in "${pieces[@]}"; do
+  eval "exs=\$ex_$p"
+  state=yours why= names=
+  for e in ${exs//,/ }; do
+    n=${e%%:*} x=${e#*:}
+    eval "ch=\$chapter_$n"
+    case "$ch" in
+      absent) st="$n.? not_done"; msg="no $ANSWERS/${n}_*/exercises.cpp" ;;
+      broken) st="$n.? wrong"; msg="chapter $n does not compile: $YOURS/exercise-$n.log" ;;
+      *) st=$(exercise_status "$n" "$x"); msg= ;;
+    esac
+    [ -n "$st" ] || st="$n.? wrong"
+    id=${st%% *} s=${st#* }
+    names="$names${names:+, }$id $x"
+    case "$s" in
+      passed) ;;
+      refused) state=refused; why="$why${why:+; }$id $x: refused, it calls heed's own version" ;;
+      wrong) [ "$state" = refused ] || state=wrong; why="$why${why:+; }$id $x: wrong${msg:+ ($msg)}" ;;
+      *) [ "$state" = yours ] && state=not_done; why="$why${why:+; }$id $x: not done yet${msg:+ ($msg)}" ;;
+    esac
+  done
+  if [ -n "${YOURS_PIECES+x}" ]; then  # taken as given, unchecked
+    case " $YOURS_PIECES " in (*" $p "*) state=yours why="taken unchecked (YOURS_PIECES)" ;; (*) state=not_done why="not in YOURS_PIECES" ;; esac
+  fi
+  case "$state" in
+    yours) yours+=("$p"); line=$(printf '%-7s %s%s' yours "$names" "${why:+ ($why)}") ;;
+    *) line=$(printf '%-7s %s' "heed's" "$why"); [ "$state" = not_done ] || wrong+=("$p|$names|$why") ;;
+  esac
+  report+=("$(printf '  %-15s %s' "$p" "$line")")
+done
+
+# The library with heed's versions of your pieces made weak: each name must be found, or the
+# table is out of date (objcopy would quietly weaken nothing).
+mangled=$(nm -g --defined-only "$LIB" 2>/dev/null | awk '$2 == "T" { print $3 }' | sort -u)
+demangled=$(printf '%s\n' "$mangled" | c++filt)
+weaken=() joints=() objects=()
+for p in "${yours[@]}"; do
+  eval "rep=\$rep_$p exs=\$ex_$p"
+  sym=$(paste -d '\t' <(printf '%s\n' "$demangled") <(printf '%s\n' "$mangled") | awk -F '\t' -v r="$rep" '$1 == r { print $2 }')
+  [ -n "$sym" ] || fail "$rep (piece $p) is not defined in $LIB; exercises/yours/pieces is out of date"
+  weaken+=(-W "$sym")
+  joints+=("$BUILD/obj/exercises/yours/$p.o")
+  for e in ${exs//,/ }; do
+    n=${e%%:*}; o=$(ls "$ANSBUILD"/obj/exercises/"$n"_*/exercises.o | head -n 1)
+    case " ${objects[*]} " in (*" $o "*) ;; (*) objects+=("$o") ;; esac
+  done
+done
+cp "$LIB" "$YOURS/libheed.a.new" && objcopy "${weaken[@]}" "$YOURS/libheed.a.new" && mv "$YOURS/libheed.a.new" "$YOURS/libheed.a" ||
+  fail "could not write $YOURS/libheed.a"
+# shellcheck disable=SC2086  # the flags are words
+$CXX $CXXFLAGS $HEED_OBJS "${joints[@]}" "${objects[@]}" "$YOURS/libheed.a" -o "$YOURS/heed" $LDFLAGS ||
+  fail "could not link $YOURS/heed"
+# shellcheck disable=SC2086
+$CXX $CXXFLAGS "$BUILD/obj/exercises/yours/engine_check.o" "${joints[@]}" "${objects[@]}" "$YOURS/libheed.a" \
+  -o "$YOURS/engine-check" $LDFLAGS || fail "could not link $YOURS/engine-check"
+
+say "your heed, in $YOURS/ (answers from $ANSWERS/):"
+printf '%s\n' "${report[@]}"
+say "${#yours[@]} of ${#pieces[@]} pieces are yours; $YOURS/heed runs on them and on heed's own for the rest"
+[ "$MODE" = test ] || exit 0
+
+# 3. make yours-test. First each piece alone: a wrong or refused one is reported with its check's
+# table, and nothing built on it runs.
+if [ ${#wrong[@]} -gt 0 ]; then
+  for w in "${wrong[@]}"; do
+    p=${w%%|*} rest=${w#*|}; names=${rest%%|*} why=${rest#*|}
+    say ""
+    say "yours-test: the piece $p is not right: $why"
+    for id in $(printf '%s\n' "$names" | tr ',' '\n' | awk '{ print $1 }'); do
+      n=${id%%.*}
+      [ -f "$YOURS/exercise-$n.out" ] &&
+        awk -v id="$id" '$1 == id { on = 1; print; next } on && /^      / { print; next } { on = 0 }' "$YOURS/exercise-$n.out"
+    done
+  done
+  say ""
+  say "yours-test: ${#wrong[@]} piece(s) not right; nothing that uses them was run (make exercise-NN checks a chapter)"
+  exit 1
+fi
+say ""
+say "yours-test: the gradient checks of the ops your pieces replace, on your heed"
+"$YOURS/engine-check" grad || { say "yours-test: a gradient check failed on your heed (its table is above)"; exit 1; }
+STEPS=${YOURS_STEPS:-40}
+say "yours-test: $STEPS training steps of attention on reverse, on heed and on your heed"
+"$BUILD/engine-check" train "$STEPS" >"$YOURS/losses-heed.txt" || exit 1
+"$YOURS/engine-check" train "$STEPS" >"$YOURS/losses-yours.txt" || { say "yours-test: training on your heed stopped"; exit 1; }
+paste "$YOURS/losses-heed.txt" "$YOURS/losses-yours.txt" | awk -v steps="$STEPS" '
+  { d = $1 - $2; if (d < 0) d = -d; if (d > worst || NR == 1) { worst = d; at = NR; h = $1; y = $2 } n++ }
+  END {
+    if (n != steps) { printf "yours-test: %d losses of %d steps\n", n, steps; exit 1 }
+    if (!(worst <= 1e-9)) {
+      printf "yours-test: your heed'"'"'s losses differ from heed'"'"'s: step %d, heed %.17g, yours %.17g\n", at, h, y; exit 1 }
+    printf "yours-test: the losses of %d steps equal heed'"'"'s within 1e-9 (largest difference %.1e, step %d)\n", n, worst, at }' ||
+  exit 1
+if cmp -s "$YOURS/losses-heed.txt" "$YOURS/losses-yours.txt"; then
+  say "yours-test: identical bits (your pieces compute in heed's order, or none is yours)"
+fi
+say "milestones: pieces done ${#yours[@]} of ${#pieces[@]}; your heed's losses equal heed's: yes"
