@@ -40,3 +40,9 @@ yours: yours-prerequisites
 	@MODE=build $(YOURS_RUN)
 yours-test: yours-prerequisites
 	@MODE=test $(YOURS_RUN)
+
+# make test's exercises suite runs make yours and yours-test (tests/exercises_test.cpp, "your
+# heed"): what they link is built beforehand, with everything else.
+ifneq ($(EX_FULL),)
+test: yours-prerequisites
+endif

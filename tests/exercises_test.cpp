@@ -250,3 +250,120 @@ TEST_SUITE("exercises") {
     CHECK(chapters == 13);
   }
 }
+
+// ---- your own heed (make yours, make yours-test; exercises/README.md, "Your own heed")
+namespace {
+
+// make TARGET with the variables given, from the repository root, in make test's build.
+std::string make_yours(const std::string& target, const std::string& vars, int* status) {
+  return run_command("${MAKE:-make} --no-print-directory -s " + target + " BUILD=" + build_dir() + " " + vars, status);
+}
+
+// The loss heed train --json reports (the mean of the last 50 steps).
+double json_loss(const std::string& out) {
+  const size_t at = out.find("\"loss\":");
+  REQUIRE_MESSAGE(at != std::string::npos, out);
+  return std::strtod(out.c_str() + at + 7, nullptr);
+}
+
+const std::string kShortTraining =
+    " train --task reverse --model additive --min-len 3 --max-len 6 --embed 8 --hidden 16 --batch 8"
+    " --steps 30 --seed 7 --eval-samples 20 --json";
+
+}  // namespace
+
+TEST_SUITE("exercises") {
+  TEST_CASE("your heed: with the untouched exercise files, make yours is heed itself" *
+            doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
+    const std::string dir = build_dir() + "/yours-untouched";
+    int status = 0;
+    std::string out = make_yours("yours", "YOURS=" + dir, &status);
+    INFO(out);
+    REQUIRE(status == 0);
+    CHECK(out.find("0 of 7 pieces are yours") != std::string::npos);
+    CHECK(out.find("linear_forward") != std::string::npos);
+    // The same training, the same checkpoint bytes.
+    const std::string a = dir + "/heed.safetensors", b = dir + "/yours.safetensors";
+    std::filesystem::remove(a);
+    std::filesystem::remove(b);
+    out = run_command(build_dir() + "/heed" + kShortTraining + " --save " + a, &status);
+    REQUIRE(status == 0);
+    out = run_command(dir + "/heed" + kShortTraining + " --save " + b, &status);
+    REQUIRE(status == 0);
+    const std::string heed_bytes = read_text(a);
+    CHECK(!heed_bytes.empty());
+    CHECK(heed_bytes == read_text(b));
+  }
+
+  TEST_CASE("your heed: with every solution in place, make yours-test passes and trains as heed" *
+            DOUBLE_ONLY(kGradcheckReason) *
+            doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
+    const std::string dir = build_dir() + "/yours-solutions";
+    int status = 0;
+    std::string out = make_yours("yours-test", "ANSWERS=exercises/solutions YOURS=" + dir, &status);
+    INFO(out);
+    CHECK(status == 0);
+    CHECK(out.find("7 of 7 pieces are yours") != std::string::npos);
+    CHECK(out.find("gradcheck linear 3-D       ok") != std::string::npos);
+    CHECK(out.find("equal heed's within 1e-9") != std::string::npos);
+    CHECK(out.find("your heed's losses equal heed's: yes") != std::string::npos);
+    // heed train on the student's heed: the same loss as heed's to 1e-9, not the same bits
+    // (heed fuses multiply-adds where the solutions do not): so the pieces are the solutions'.
+    const std::string heed = run_command(build_dir() + "/heed" + kShortTraining, &status);
+    REQUIRE(status == 0);
+    const std::string yours = run_command(dir + "/heed" + kShortTraining, &status);
+    REQUIRE(status == 0);
+    CHECK(std::fabs(json_loss(heed) - json_loss(yours)) <= 1e-9);
+    CHECK(read_text(dir + "/losses-heed.txt") != read_text(dir + "/losses-yours.txt"));
+  }
+
+  TEST_CASE("your heed: a wrong piece and a refused piece are named, and nothing uses them" *
+            DOUBLE_ONLY(kGradcheckReason) *
+            doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
+    // Chapter 04's solutions with linear_forward's bias forgotten (a known wrong answer of
+    // tests/exercises/04_wrong.cpp), chapter 07's with context_vector handing its work to heed's
+    // weighted_sum (which, linked in its place, would call itself for ever).
+    const std::string dir = build_dir() + "/yours-wrong";
+    const std::string answers = dir + "/answers";
+    std::string sol04 = read_text("exercises/solutions/04_classifiers/exercises.cpp");
+    std::string sol07 = read_text("exercises/solutions/07_additive_attention/exercises.cpp");
+    const std::string with_bias = "return matmul_nt(x, W) + b;";
+    const std::string own_sum = "return sum(reshape(weights, {B, S, 1}) * values, 1);";
+    REQUIRE(sol04.find(with_bias) != std::string::npos);
+    REQUIRE(sol07.find(own_sum) != std::string::npos);
+    sol04.replace(sol04.find(with_bias), with_bias.size(), "return matmul_nt(x, W);");
+    sol07.replace(sol07.find(own_sum), own_sum.size(), "(void)B; (void)S; return weighted_sum(weights, values);");
+    sol07 = "#include \"nn/attention.h\"\n" + sol07;
+    write_text(answers + "/04_classifiers/exercises.cpp", sol04);
+    write_text(answers + "/07_additive_attention/exercises.cpp", sol07);
+    int status = 0;
+    std::string out = make_yours("yours-test", "ANSWERS=" + answers + " YOURS=" + dir, &status);
+    {
+      INFO(out);
+      CHECK(status != 0);
+      CHECK(out.find("the piece linear is not right: 04.4 linear_forward: wrong") != std::string::npos);
+      CHECK(out.find("the piece context is not right: 07.3 context_vector: refused, it calls heed's own version") !=
+            std::string::npos);
+      CHECK(out.find("  04.4 linear_forward") != std::string::npos);  // its check's report
+      CHECK(out.find("2 piece(s) not right") != std::string::npos);
+      CHECK(out.find("gradcheck") == std::string::npos);  // nothing built on them ran
+      CHECK(out.find("training steps") == std::string::npos);
+      // The other pieces of those chapters passed and are the student's (chapters 01 and 10 are
+      // not in the folder: their pieces stay heed's).
+      CHECK(out.find("3 of 7 pieces are yours") != std::string::npos);
+    }
+    // The wrong linear linked in unchecked: the training's losses are no longer heed's, on
+    // engine-check and on heed train. So the student's function is what heed's Linear runs in
+    // build-yours (no inlined copy of heed's own).
+    out = make_yours("yours-test", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES=linear", &status);
+    INFO(out);
+    CHECK(status != 0);
+    CHECK(out.find("1 of 7 pieces are yours") != std::string::npos);
+    CHECK(out.find("your heed's losses differ from heed's") != std::string::npos);
+    const std::string heed = run_command(build_dir() + "/heed" + kShortTraining, &status);
+    REQUIRE(status == 0);
+    const std::string yours = run_command(dir + "/heed" + kShortTraining, &status);
+    REQUIRE(status == 0);
+    CHECK(std::fabs(json_loss(heed) - json_loss(yours)) > 1e-6);
+  }
+}
