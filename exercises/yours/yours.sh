@@ -142,4 +142,13 @@ paste "$YOURS/losses-heed.txt" "$YOURS/losses-yours.txt" | awk -v steps="$STEPS"
 if cmp -s "$YOURS/losses-heed.txt" "$YOURS/losses-yours.txt"; then
   say "yours-test: identical bits (your pieces compute in heed's order, or none is yours)"
 fi
-say "milestones: pieces done ${#yours[@]} of ${#pieces[@]}; your heed's losses equal heed's: yes"
+# A milestone: Bahdanau attention, trained on your heed, reverses sequences it never saw.
+REVERSE="train --task reverse --model additive --min-len 3 --max-len 6 --embed 16 --hidden 32 --batch 16 --steps 400 --seed 7 --eval-samples 200 --json"
+# shellcheck disable=SC2086
+"$YOURS/heed" $REVERSE >"$YOURS/reverse.txt" 2>&1 || { cat "$YOURS/reverse.txt"; say "yours-test: heed train stopped on your heed"; exit 1; }
+exact=$(sed -n 's/.*"exact":\([0-9.]*\).*/\1/p' "$YOURS/reverse.txt")
+trains=$(awk -v e="${exact:-0}" 'BEGIN { print (e >= 0.9 ? "yes" : "no") }')
+say "yours-test: $YOURS/heed $REVERSE"
+say "yours-test:   held-out sequences reversed exactly: $(printf '%.3f' "${exact:-0}") (a milestone at 0.9)"
+say "milestones: pieces done ${#yours[@]} of ${#pieces[@]}; your heed trains reverse: $trains; your heed's losses equal heed's: yes"
+[ "$trains" = yes ] || { say "yours-test: your heed did not learn to reverse"; exit 1; }
