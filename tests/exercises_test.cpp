@@ -256,7 +256,10 @@ namespace {
 
 // make TARGET with the variables given, from the repository root, in make test's build.
 std::string make_yours(const std::string& target, const std::string& vars, int* status) {
-  return run_command("${MAKE:-make} --no-print-directory -s " + target + " BUILD=" + build_dir() + " " + vars, status);
+  // A make of its own (not a job of make test's: no jobserver to share, and no warning about it).
+  return run_command("env -u MAKEFLAGS -u MFLAGS ${MAKE:-make} --no-print-directory -s " + target + " BUILD=" + build_dir() +
+                         " " + vars,
+                     status);
 }
 
 // The loss heed train --json reports (the mean of the last 50 steps).

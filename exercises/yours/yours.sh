@@ -30,7 +30,9 @@ for n in "${chapters[@]}"; do
   rm -f "$YOURS/exercise-$n.json" "$YOURS/exercise-$n.out"
   src=$(ls "$ANSWERS"/"$n"_*/exercises.cpp 2>/dev/null | head -n 1)
   if [ -z "$src" ]; then eval "chapter_$n=absent"; continue; fi
-  if ! $MAKE --no-print-directory -s "$ANSBUILD/exercise-$n" >"$YOURS/exercise-$n.log" 2>&1; then
+  # (a make of its own, told what this one was: no jobserver to share with make's own job)
+  if ! env -u MAKEFLAGS -u MFLAGS $MAKE --no-print-directory -s BUILD="$BUILD" YOURS="$YOURS" ANSWERS="$ANSWERS" \
+      CXX="$CXX" CXXFLAGS="$CXXFLAGS" LDFLAGS="$LDFLAGS" "$ANSBUILD/exercise-$n" >"$YOURS/exercise-$n.log" 2>&1; then
     eval "chapter_$n=broken"; continue
   fi
   "$ANSBUILD/exercise-$n" --strict --json "$YOURS/exercise-$n.json" >"$YOURS/exercise-$n.out" 2>&1
