@@ -118,10 +118,11 @@ $(TESTS): $(call obj,$(TEST_SRCS)) $(LIB)
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
 
 .SECONDEXPANSION:
-$(BUILD)/tutorial-%: $(LIB) $$(wildcard tutorials/$$*_*/main.cpp)
-	@mkdir -p $(BUILD)/obj/tutorials
-	$(CXX) $(BASEFLAGS) $(CXXFLAGS) $(wildcard tutorials/$*_*/main.cpp) $(LIB) -o $@ $(LDFLAGS) \
-	  -MF $(BUILD)/obj/tutorials/$*.d -MT $@
+# A chapter's program: its main.cpp compiled to an object, then linked (make yours links the same
+# object on the reader's own heed).
+# (Only the objects of $^: builds made before this rule list sources and headers there too.)
+$(BUILD)/tutorial-%: $$(call obj,$$(wildcard tutorials/$$*_*/main.cpp)) $(LIB)
+	$(CXX) $(CXXFLAGS) $(filter %.o %.a,$^) -o $@ $(LDFLAGS)
 
 $(DOCTEST):
 	@if [ "$$(uname -s)" = Darwin ]; then \

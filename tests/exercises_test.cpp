@@ -280,11 +280,19 @@ TEST_SUITE("exercises") {
             doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
     const std::string dir = build_dir() + "/yours-untouched";
     int status = 0;
-    std::string out = make_yours("yours", "YOURS=" + dir, &status);
+    std::string out = make_yours("yours", "YOURS=" + dir + " YOURS_CHAPTERS=07", &status);
     INFO(out);
     REQUIRE(status == 0);
     CHECK(out.find("0 of 7 pieces are yours") != std::string::npos);
     CHECK(out.find("linear_forward") != std::string::npos);
+    CHECK(out.find("the chapter programs on your heed: " + dir + "/tutorial-NN, NN in 07") != std::string::npos);
+    // A chapter's program prints what heed's prints.
+    const std::string heed07 = run_command(build_dir() + "/tutorial-07 --quick 2>/dev/null", &status);
+    REQUIRE(status == 0);
+    const std::string yours07 = run_command(dir + "/tutorial-07 --quick 2>/dev/null", &status);
+    REQUIRE(status == 0);
+    CHECK(heed07.size() > 1000);
+    CHECK(heed07 == yours07);
     // The same training, the same checkpoint bytes.
     const std::string a = dir + "/heed.safetensors", b = dir + "/yours.safetensors";
     std::filesystem::remove(a);
@@ -303,7 +311,7 @@ TEST_SUITE("exercises") {
             doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
     const std::string dir = build_dir() + "/yours-solutions";
     int status = 0;
-    std::string out = make_yours("yours-test", "ANSWERS=exercises/solutions YOURS=" + dir, &status);
+    std::string out = make_yours("yours-test", "ANSWERS=exercises/solutions YOURS_CHAPTERS= YOURS=" + dir, &status);
     INFO(out);
     CHECK(status == 0);
     CHECK(out.find("7 of 7 pieces are yours") != std::string::npos);
@@ -349,7 +357,7 @@ TEST_SUITE("exercises") {
     write_text(answers + "/04_classifiers/exercises.cpp", sol04);
     write_text(answers + "/07_additive_attention/exercises.cpp", sol07);
     int status = 0;
-    std::string out = make_yours("yours-test", "ANSWERS=" + answers + " YOURS=" + dir, &status);
+    std::string out = make_yours("yours-test", "ANSWERS=" + answers + " YOURS_CHAPTERS= YOURS=" + dir, &status);
     {
       INFO(out);
       CHECK(status != 0);
@@ -367,7 +375,7 @@ TEST_SUITE("exercises") {
     // The wrong linear linked in unchecked: the training's losses are no longer heed's, on
     // engine-check and on heed train. So the student's function is what heed's Linear runs in
     // build-yours (no inlined copy of heed's own).
-    out = make_yours("yours-test", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES=linear", &status);
+    out = make_yours("yours-test", "ANSWERS=" + answers + " YOURS_CHAPTERS= YOURS=" + dir + " YOURS_PIECES=linear", &status);
     INFO(out);
     CHECK(status != 0);
     CHECK(out.find("1 of 7 pieces are yours") != std::string::npos);

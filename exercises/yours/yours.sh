@@ -104,9 +104,20 @@ $CXX $CXXFLAGS $HEED_OBJS "${joints[@]}" "${objects[@]}" "$YOURS/libheed.a" -o "
 $CXX $CXXFLAGS "$BUILD/obj/exercises/yours/engine_check.o" "${joints[@]}" "${objects[@]}" "$YOURS/libheed.a" \
   -o "$YOURS/engine-check" $LDFLAGS || fail "could not link $YOURS/engine-check"
 
+# The chapter programs, from the objects heed's own are linked from.
+chapters_linked=
+for o in ${CHAPTER_OBJS:-}; do
+  d=${o%/main.o}; d=${d##*/}; n=${d%%_*}
+  # shellcheck disable=SC2086
+  $CXX $CXXFLAGS "$o" "${joints[@]}" "${objects[@]}" "$YOURS/libheed.a" -o "$YOURS/tutorial-$n" $LDFLAGS ||
+    fail "could not link $YOURS/tutorial-$n"
+  chapters_linked="$chapters_linked${chapters_linked:+ }$n"
+done
+
 say "your heed, in $YOURS/ (answers from $ANSWERS/):"
 printf '%s\n' "${report[@]}"
 say "${#yours[@]} of ${#pieces[@]} pieces are yours; $YOURS/heed runs on them and on heed's own for the rest"
+[ -z "$chapters_linked" ] || say "the chapter programs on your heed: $YOURS/tutorial-NN, NN in $chapters_linked"
 [ "$MODE" = test ] || exit 0
 
 # 3. make yours-test. First each piece alone: a wrong or refused one is reported with its check's
