@@ -340,37 +340,57 @@ TEST_SUITE("exercises") {
   TEST_CASE("your heed: a wrong piece and a refused piece are named, and nothing uses them" *
             DOUBLE_ONLY(kGradcheckReason) *
             doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
-    // Chapter 04's solutions with linear_forward's bias forgotten (a known wrong answer of
-    // tests/exercises/04_wrong.cpp), chapter 07's with context_vector handing its work to heed's
+    // The solutions with one known wrong answer for every piece (the kinds tests/exercises/
+    // NN_wrong.cpp holds): a product that assigns instead of adding, linear_forward's bias
+    // forgotten, the cross-entropy gradient's sign flipped, Adam without its bias correction, the
+    // mask ignored, clipping that scales up; and context_vector handing its work to heed's
     // weighted_sum (which, linked in its place, would call itself for ever).
     const std::string dir = build_dir() + "/yours-wrong";
     const std::string answers = dir + "/answers";
-    std::string sol04 = read_text("exercises/solutions/04_classifiers/exercises.cpp");
-    std::string sol07 = read_text("exercises/solutions/07_additive_attention/exercises.cpp");
-    const std::string with_bias = "return matmul_nt(x, W) + b;";
-    const std::string own_sum = "return sum(reshape(weights, {B, S, 1}) * values, 1);";
-    REQUIRE(sol04.find(with_bias) != std::string::npos);
-    REQUIRE(sol07.find(own_sum) != std::string::npos);
-    sol04.replace(sol04.find(with_bias), with_bias.size(), "return matmul_nt(x, W);");
-    sol07.replace(sol07.find(own_sum), own_sum.size(), "(void)B; (void)S; return weighted_sum(weights, values);");
-    sol07 = "#include \"nn/attention.h\"\n" + sol07;
-    write_text(answers + "/04_classifiers/exercises.cpp", sol04);
-    write_text(answers + "/07_additive_attention/exercises.cpp", sol07);
+    struct Change {
+      const char* folder;
+      std::vector<std::pair<std::string, std::string>> edits;
+    };
+    const std::vector<Change> changes = {
+        {"01_tensors", {{"s += a[i * K + k] * b[k * N + j];", "s = a[i * K + k] * b[k * N + j];"}}},
+        {"04_classifiers",
+         {{"return matmul_nt(x, W) + b;", "return matmul_nt(x, W);"},
+          {"(d - (j == targets[r])) / kept", "((j == targets[r]) - d) / kept"},
+          {"p[i] -= lr * (m[i] / c1) / (std::sqrt(v[i] / c2) + eps);", "p[i] -= lr * m[i] / (std::sqrt(v[i]) + eps);"}}},
+        {"07_additive_attention",
+         {{"Var w = softmax(masked_fill(scores, off, -1e30), 1);", "Var w = softmax(scores, 1);"},
+          {"return sum(reshape(weights, {B, S, 1}) * values, 1);", "(void)B; (void)S; return weighted_sum(weights, values);"}}},
+        {"10_long_sequences", {{"if (factor < 1)", "if (factor > 1)"}}},
+    };
+    for (const Change& c : changes) {
+      std::string text = read_text(std::string("exercises/solutions/") + c.folder + "/exercises.cpp");
+      for (const auto& [from, to] : c.edits) {
+        REQUIRE_MESSAGE(text.find(from) != std::string::npos, c.folder << ": " << from);
+        text.replace(text.find(from), from.size(), to);
+      }
+      if (std::string(c.folder) == "07_additive_attention") text = "#include \"nn/attention.h\"\n" + text;
+      write_text(answers + "/" + c.folder + "/exercises.cpp", text);
+    }
     int status = 0;
     std::string out = make_yours("yours-test", "ANSWERS=" + answers + " YOURS_CHAPTERS= YOURS=" + dir, &status);
     {
       INFO(out);
       CHECK(status != 0);
-      CHECK(out.find("the piece linear is not right: 04.4 linear_forward: wrong") != std::string::npos);
-      CHECK(out.find("the piece context is not right: 07.3 context_vector: refused, it calls heed's own version") !=
-            std::string::npos);
-      CHECK(out.find("  04.4 linear_forward") != std::string::npos);  // its check's report
-      CHECK(out.find("2 piece(s) not right") != std::string::npos);
+      for (const char* named : {"the piece matmul is not right: 01.2 matmul_loops: wrong",
+                                "the piece linear is not right: 04.4 linear_forward: wrong",
+                                "the piece cross_entropy is not right: 04.3 cross_entropy_backward: wrong",
+                                "the piece adam is not right: 04.6 adam_step: wrong",
+                                "the piece masked_softmax is not right: 07.2 masked_softmax_rows: wrong",
+                                "the piece context is not right: 07.3 context_vector: refused, it calls heed's own version",
+                                "the piece clip is not right: 10.1 clip_by_global_norm: wrong"})
+        CHECK_MESSAGE(out.find(named) != std::string::npos, named);
+      // Each once, with its check's report under it.
+      CHECK(out.find("the piece linear is not right") == out.rfind("the piece linear is not right"));
+      CHECK(out.find("  04.4 linear_forward           wrong: linear_forward(x, W, b) differs") != std::string::npos);
+      CHECK(out.find("7 piece(s) not right") != std::string::npos);
+      CHECK(out.find("0 of 7 pieces are yours") != std::string::npos);
       CHECK(out.find("gradcheck") == std::string::npos);  // nothing built on them ran
       CHECK(out.find("training steps") == std::string::npos);
-      // The other pieces of those chapters passed and are the student's (chapters 01 and 10 are
-      // not in the folder: their pieces stay heed's).
-      CHECK(out.find("3 of 7 pieces are yours") != std::string::npos);
     }
     // The wrong linear linked in unchecked: the training's losses are no longer heed's, on
     // engine-check and on heed train. So the student's function is what heed's Linear runs in

@@ -11,16 +11,21 @@
 #      training on your heed and on heed's, their losses compared to 1e-9.
 # YOURS_PIECES="a b" takes those pieces unchecked (for the tests: it shows that a piece is used).
 set -u
+# Set by exercises/yours.mk: MAKE CXX CXXFLAGS LDFLAGS BUILD LIB YOURS ANSWERS ANSBUILD HEED_OBJS
+# CHAPTER_OBJS MODE (build or test).
+: "${YOURS:?}" "${ANSWERS:?}" "${ANSBUILD:?}" "${BUILD:?}" "${LIB:?}" "${MODE:?}"
 say() { printf '%s\n' "$*"; }
 fail() { printf 'make yours: %s\n' "$*" >&2; exit 2; }
 
 TABLE=exercises/yours/pieces
 mkdir -p "$YOURS" || fail "cannot make $YOURS"
 pieces=() chapters=()
+declare -A ex rep chapter
 while read -r name exs replaces; do
   case "$name" in ''|'#'*) continue ;; esac
   pieces+=("$name")
-  eval "ex_$name=\$exs; rep_$name=\$replaces"
+  ex[$name]=$exs
+  rep[$name]=$replaces
   for e in ${exs//,/ }; do chapters+=("${e%%:*}"); done
 done <"$TABLE"
 mapfile -t chapters < <(printf '%s\n' "${chapters[@]}" | sort -u)
@@ -28,16 +33,17 @@ mapfile -t chapters < <(printf '%s\n' "${chapters[@]}" | sort -u)
 # 1. The checks, one chapter at a time.
 for n in "${chapters[@]}"; do
   rm -f "$YOURS/exercise-$n.json" "$YOURS/exercise-$n.out"
-  src=$(ls "$ANSWERS"/"$n"_*/exercises.cpp 2>/dev/null | head -n 1)
-  if [ -z "$src" ]; then eval "chapter_$n=absent"; continue; fi
+  src=$(find "$ANSWERS" -mindepth 2 -maxdepth 2 -path "$ANSWERS/${n}_*/exercises.cpp" 2>/dev/null | head -n 1)
+  if [ -z "$src" ]; then chapter[$n]=absent; continue; fi
   # (a make of its own, told what this one was: no jobserver to share with make's own job)
+  # shellcheck disable=SC2086  # MAKE may be a command with arguments
   if ! env -u MAKEFLAGS -u MFLAGS $MAKE --no-print-directory -s BUILD="$BUILD" YOURS="$YOURS" ANSWERS="$ANSWERS" \
       CXX="$CXX" CXXFLAGS="$CXXFLAGS" LDFLAGS="$LDFLAGS" "$ANSBUILD/exercise-$n" >"$YOURS/exercise-$n.log" 2>&1; then
-    eval "chapter_$n=broken"; continue
+    chapter[$n]=broken; continue
   fi
   "$ANSBUILD/exercise-$n" --strict --json "$YOURS/exercise-$n.json" >"$YOURS/exercise-$n.out" 2>&1
   [ -s "$YOURS/exercise-$n.json" ] || { cat "$YOURS/exercise-$n.out"; fail "the checker of chapter $n wrote no results"; }
-  eval "chapter_$n=checked"
+  chapter[$n]=checked
 done
 
 # An exercise's id and status from its chapter's results: "04.4 passed".
@@ -49,12 +55,11 @@ exercise_status() {  # chapter name
 # 2. Which pieces are yours.
 yours=() report=() wrong=()
 for p in "${pieces[@]}"; do
-  eval "exs=\$ex_$p"
-  state=yours why= names=
+  exs=${ex[$p]}
+  state=yours why='' names=
   for e in ${exs//,/ }; do
     n=${e%%:*} x=${e#*:}
-    eval "ch=\$chapter_$n"
-    case "$ch" in
+    case "${chapter[$n]}" in
       absent) st="$n.? not_done"; msg="no $ANSWERS/${n}_*/exercises.cpp" ;;
       broken) st="$n.? wrong"; msg="chapter $n does not compile: $YOURS/exercise-$n.log" ;;
       *) st=$(exercise_status "$n" "$x"); msg= ;;
@@ -85,18 +90,20 @@ mangled=$(nm -g --defined-only "$LIB" 2>/dev/null | awk '$2 == "T" { print $3 }'
 demangled=$(printf '%s\n' "$mangled" | c++filt)
 weaken=() joints=() objects=()
 for p in "${yours[@]}"; do
-  eval "rep=\$rep_$p exs=\$ex_$p"
-  sym=$(paste -d '\t' <(printf '%s\n' "$demangled") <(printf '%s\n' "$mangled") | awk -F '\t' -v r="$rep" '$1 == r { print $2 }')
-  [ -n "$sym" ] || fail "$rep (piece $p) is not defined in $LIB; exercises/yours/pieces is out of date"
+  exs=${ex[$p]}
+  sym=$(paste -d '\t' <(printf '%s\n' "$demangled") <(printf '%s\n' "$mangled") | awk -F '\t' -v r="${rep[$p]}" '$1 == r { print $2 }')
+  [ -n "$sym" ] || fail "${rep[$p]} (piece $p) is not defined in $LIB; exercises/yours/pieces is out of date"
   weaken+=(-W "$sym")
   joints+=("$BUILD/obj/exercises/yours/$p.o")
   for e in ${exs//,/ }; do
-    n=${e%%:*}; o=$(ls "$ANSBUILD"/obj/exercises/"$n"_*/exercises.o | head -n 1)
+    n=${e%%:*}; o=$(find "$ANSBUILD/obj/exercises" -mindepth 2 -maxdepth 2 -path "$ANSBUILD/obj/exercises/${n}_*/exercises.o" | head -n 1)
     case " ${objects[*]} " in (*" $o "*) ;; (*) objects+=("$o") ;; esac
   done
 done
-cp "$LIB" "$YOURS/libheed.a.new" && objcopy "${weaken[@]}" "$YOURS/libheed.a.new" && mv "$YOURS/libheed.a.new" "$YOURS/libheed.a" ||
+if ! { cp "$LIB" "$YOURS/libheed.a.new" && { [ ${#weaken[@]} -eq 0 ] || objcopy "${weaken[@]}" "$YOURS/libheed.a.new"; } &&
+        mv "$YOURS/libheed.a.new" "$YOURS/libheed.a"; }; then
   fail "could not write $YOURS/libheed.a"
+fi
 # shellcheck disable=SC2086  # the flags are words
 $CXX $CXXFLAGS $HEED_OBJS "${joints[@]}" "${objects[@]}" "$YOURS/libheed.a" -o "$YOURS/heed" $LDFLAGS ||
   fail "could not link $YOURS/heed"
