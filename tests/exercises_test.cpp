@@ -408,3 +408,45 @@ TEST_SUITE("exercises") {
     CHECK(std::fabs(json_loss(heed) - json_loss(yours)) > 1e-6);
   }
 }
+
+TEST_SUITE("exercises") {
+  TEST_CASE("your heed: make exercises' scoreboard counts the pieces whose every exercise passed") {
+    // Reports as the checkers print them: cross_entropy needs both 04.2 and 04.3, adam is wrong,
+    // chapters 01 and 07 were not checked.
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("heed-score-" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir);
+    write_text((dir / "exercise-04.out").string(),
+               "exercises of chapter 04 (exercises/04_classifiers/README.md)\n"
+               "  04.2 cross_entropy_value      passed\n"
+               "  04.3 cross_entropy_backward   passed\n"
+               "  04.4 linear_forward           passed\n"
+               "  04.6 adam_step                wrong: p differs at element [0]\n"
+               "04: 3 of 6 passed\n");
+    write_text((dir / "exercise-10.out").string(), "  10.1 clip_by_global_norm      not done yet: write it\n");
+    int status = 0;
+    std::string out = run_command("MODE=score BUILD=" + dir.string() + " bash exercises/yours/yours.sh", &status);
+    CHECK(status == 0);
+    CHECK(out == "  your heed: 2 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n");
+    write_text((dir / "exercise-10.out").string(), "  10.1 clip_by_global_norm      passed\n");
+    out = run_command("MODE=score BUILD=" + dir.string() + " bash exercises/yours/yours.sh", &status);
+    CHECK(out == "  your heed: 3 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n");
+    std::filesystem::remove_all(dir);
+  }
+}
+
+TEST_SUITE("exercises") {
+  TEST_CASE("exercises: make exercises prints its scoreboard, your heed's pieces included, without JSON=" *
+            doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
+    // Chapter 01 alone (its checker is built by make test), untouched: nothing passed. The recipe
+    // runs in /bin/sh (dash on Debian), which parses the JSON branch even when it is not taken.
+    int status = 0;
+    const std::string out = make_yours("exercises", "EX_DIRS=exercises/01_tensors", &status);
+    INFO(out);
+    CHECK(status != 0);  // not all passed
+    CHECK(out.find("Syntax error") == std::string::npos);
+    CHECK(out.find("scoreboard\n  01: 0 of 3 passed\n  all: 0 of 3 passed\n"
+                   "  your heed: 0 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n") !=
+          std::string::npos);
+  }
+}

@@ -11,13 +11,31 @@
 #      training on your heed and on heed's, their losses compared to 1e-9.
 # YOURS_PIECES="a b" takes those pieces unchecked (for the tests: it shows that a piece is used).
 set -u
+TABLE=exercises/yours/pieces
+
+# MODE=score (make exercises' scoreboard): how many pieces of your heed the checks just run have
+# passed, read from their reports, BUILD/exercise-NN.out.
+if [ "${MODE:-}" = score ]; then
+  done_=0 total=0
+  while read -r name exs _; do
+    case "$name" in ''|'#'*) continue ;; esac
+    total=$((total + 1)) ok=1
+    for e in ${exs//,/ }; do
+      n=${e%%:*} x=${e#*:}
+      grep -Eq "^  $n\.[0-9]+ $x +passed\$" "$BUILD/exercise-$n.out" 2>/dev/null || ok=0
+    done
+    done_=$((done_ + ok))
+  done <"$TABLE"
+  printf '  your heed: %d of %d pieces (make yours builds heed on them, make yours-test checks it)\n' "$done_" "$total"
+  exit 0
+fi
+
 # Set by exercises/yours.mk: MAKE CXX CXXFLAGS LDFLAGS BUILD LIB YOURS ANSWERS ANSBUILD HEED_OBJS
 # CHAPTER_OBJS MODE (build or test).
 : "${YOURS:?}" "${ANSWERS:?}" "${ANSBUILD:?}" "${BUILD:?}" "${LIB:?}" "${MODE:?}"
 say() { printf '%s\n' "$*"; }
 fail() { printf 'make yours: %s\n' "$*" >&2; exit 2; }
 
-TABLE=exercises/yours/pieces
 mkdir -p "$YOURS" || fail "cannot make $YOURS"
 pieces=() chapters=()
 declare -A ex rep chapter
