@@ -5,10 +5,11 @@
 #   2. a piece whose exercises all passed is yours: its joint (exercises/yours/PIECE.cpp), which
 #      defines heed's function on your code, and your answers' object are linked before a copy of
 #      heed's library in which that function is made weak (objcopy -W), so the linker takes yours;
-#      everything else is heed's own objects, already built;
+#      everything else is heed's own objects, already built (heed, the chapter programs);
 #   3. (yours-test) a wrong or refused piece is reported alone, with its check's table, and nothing
 #      that would use it runs; then the gradient checks of the ops your pieces replace, then a short
-#      training on your heed and on heed's, their losses compared to 1e-9.
+#      training on your heed and on heed's, their losses compared to 1e-9, then the milestone:
+#      your heed learns to reverse.
 # YOURS_PIECES="a b" takes those pieces unchecked (for the tests: it shows that a piece is used).
 set -u
 TABLE=exercises/yours/pieces
