@@ -17,7 +17,7 @@
 #   make test-clang     build with clang++ in build-clang/ and run every test there
 #   make test-aarch64   cross-build for ARM64 in build-aarch64/ and run a subset under qemu-user
 #   make same-bits      train one model with one seed under g++, clang++ and ARM64: same bytes?
-#   make clean          remove build/, build-float/, build-clang/ and build-aarch64/
+#   make clean          remove build/, build-float/, build-clang/, build-aarch64/ and build-yours/
 #   make compile_commands.json  the compile commands, for clangd and editors (make format: clang-format)
 #
 # Builds run on every core by default (JOBS=N or make -jN to choose; -j1 for one at a time).
@@ -360,7 +360,7 @@ same-bits: $(BUILD)/heed
 	@echo "same-bits: x86-64 g++ ($(BUILD)/heed), x86-64 clang++ ($(SAME_BITS_CLANG)) and ARM64 wrote byte-identical checkpoints"
 
 clean:
-	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-aarch64
+	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-aarch64 $(YOURS)
 
 # For clangd, VS Code and other editors: one entry per source file with the flags it builds with.
 EDITOR_SRCS = $(LIB_SRCS) $(KERNEL_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(sort $(wildcard tutorials/*/*.cpp)) \
