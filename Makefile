@@ -8,6 +8,7 @@
 #   make exercises      check every chapter's exercises (make exercise-NN: one chapter; exercises/)
 #                       SEED=N, JSON=FILE, CHECKS=DIR for a grader; tools/grade_exercises.sh a class
 #   make student-edition DIR=folder  the repository as a class hands it out (no solutions)
+#   make yours          heed built on your passed exercises (build-yours/); make yours-test checks it
 #   make bench          time a training step of every benchmark model at configurations S and M
 #   make sanitize       everything under AddressSanitizer, LeakSanitizer and UBSan: tests + a CLI run
 #   make fuzz           fuzz the checkpoint loader, the CLI parsing and data files (FUZZ_SECONDS=60 per target)
@@ -18,7 +19,7 @@
 #   make test-gcc11     build with g++ 11 (Ubuntu 22.04's, WSL's) in build-gcc11/ and run every test
 #   make test-aarch64   cross-build for ARM64 in build-aarch64/ and run a subset under qemu-user
 #   make same-bits      train one model with one seed under g++, clang++, clang++ with libc++ and ARM64: same bytes?
-#   make clean          remove build/, build-float/, build-clang/, build-libcxx/, build-gcc11/ and build-aarch64/
+#   make clean          remove build/, build-float/, build-clang/, build-libcxx/, build-gcc11/, build-aarch64/ and build-yours/
 #   make compile_commands.json  the compile commands, for clangd and editors (make format: clang-format)
 #
 # Builds run on every core by default (JOBS=N or make -jN to choose; -j1 for one at a time).
@@ -84,6 +85,7 @@ obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(1))
 all: $(LIB) $(HEED) $(TESTS) $(CHAPTER_BINS)
 
 include exercises/exercises.mk
+include exercises/yours.mk
 
 $(BUILD)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
@@ -118,10 +120,11 @@ $(TESTS): $(call obj,$(TEST_SRCS)) $(LIB)
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
 
 .SECONDEXPANSION:
-$(BUILD)/tutorial-%: $(LIB) $$(wildcard tutorials/$$*_*/main.cpp)
-	@mkdir -p $(BUILD)/obj/tutorials
-	$(CXX) $(BASEFLAGS) $(CXXFLAGS) $(wildcard tutorials/$*_*/main.cpp) $(LIB) -o $@ $(LDFLAGS) \
-	  -MF $(BUILD)/obj/tutorials/$*.d -MT $@
+# A chapter's program: its main.cpp compiled to an object, then linked (make yours links the same
+# object on the reader's own heed).
+# (Only the objects of $^: builds made before this rule list sources and headers there too.)
+$(BUILD)/tutorial-%: $$(call obj,$$(wildcard tutorials/$$*_*/main.cpp)) $(LIB)
+	$(CXX) $(CXXFLAGS) $(filter %.o %.a,$^) -o $@ $(LDFLAGS)
 
 $(DOCTEST):
 	@if [ "$$(uname -s)" = Darwin ]; then \
@@ -386,7 +389,7 @@ same-bits: $(BUILD)/heed
 	@echo "same-bits: x86-64 g++ ($(BUILD)/heed), x86-64 clang++ ($(SAME_BITS_CLANG)), x86-64 clang++ with libc++ (build-libcxx/heed) and ARM64 wrote byte-identical checkpoints"
 
 clean:
-	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-libcxx build-gcc11 build-aarch64
+	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-libcxx build-gcc11 build-aarch64 $(YOURS)
 
 # For clangd, VS Code and other editors: one entry per source file with the flags it builds with.
 EDITOR_SRCS = $(LIB_SRCS) $(KERNEL_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(sort $(wildcard tutorials/*/*.cpp)) \

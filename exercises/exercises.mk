@@ -80,12 +80,13 @@ exercises:
 	 done; \
 	 echo; echo "scoreboard"; sed 's/^/  /' $(BUILD)/exercises.score; \
 	 awk '/ of [0-9]+ passed/ { p += $$2; n += $$4 } END { printf "  all: %d of %d passed\n", p, n }' $(BUILD)/exercises.score; \
+	 MODE=score BUILD=$(BUILD) bash exercises/yours/yours.sh; \
 	 if [ -n "$(JSON)" ]; then \
 	   { echo '{"format": "heed-exercises 1", "seed": $(if $(SEED),$(SEED),null), "chapters": ['; \
 	     for d in $(EX_DIRS); do n=$${d#exercises/}; n=$${n%%_*}; \
 	       [ -f $(BUILD)/exercise-$$n.json ] && sed '1d;$$d' $(BUILD)/exercise-$$n.json | sed 's/,$$//'; done | \
 	       awk 'NR > 1 { printf ",\n" } { printf "%s", $$0 } END { printf "\n" }'; \
-	     echo ']}'; } >$(JSON) && echo "results written to $(JSON)"; \
+	     echo ']}'; } >"$(JSON)" && echo "results written to $(JSON)"; \
 	 fi; \
 	 if [ $$status -ne 0 ]; then echo "exercises: not all passed; make exercise-NN checks chapter NN (exercises/NN_*/README.md)"; fi; \
 	 exit $$status

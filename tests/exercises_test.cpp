@@ -250,3 +250,203 @@ TEST_SUITE("exercises") {
     CHECK(chapters == 13);
   }
 }
+
+// ---- your own heed (make yours, make yours-test; exercises/README.md, "Your own heed")
+namespace {
+
+// make TARGET with the variables given, from the repository root, in make test's build.
+std::string make_yours(const std::string& target, const std::string& vars, int* status) {
+  // A make of its own (not a job of make test's: no jobserver to share, and no warning about it).
+  return run_command("env -u MAKEFLAGS -u MFLAGS ${MAKE:-make} --no-print-directory -s " + target + " BUILD=" + build_dir() +
+                         " " + vars,
+                     status);
+}
+
+// The loss heed train --json reports (the mean of the last 50 steps).
+double json_loss(const std::string& out) {
+  const size_t at = out.find("\"loss\":");
+  REQUIRE_MESSAGE(at != std::string::npos, out);
+  return std::strtod(out.c_str() + at + 7, nullptr);
+}
+
+const std::string kShortTraining =
+    " train --task reverse --model additive --min-len 3 --max-len 6 --embed 8 --hidden 16 --batch 8"
+    " --steps 30 --seed 7 --eval-samples 20 --json";
+
+}  // namespace
+
+TEST_SUITE("exercises") {
+  TEST_CASE("your heed: with the untouched exercise files, make yours is heed itself" *
+            doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
+    const std::string dir = build_dir() + "/yours-untouched";
+    int status = 0;
+    std::string out = make_yours("yours", "YOURS=" + dir + " YOURS_CHAPTERS=07", &status);
+    INFO(out);
+    REQUIRE(status == 0);
+    CHECK(out.find("0 of 7 pieces are yours") != std::string::npos);
+    CHECK(out.find("linear_forward") != std::string::npos);
+    CHECK(out.find("the chapter programs on your heed: " + dir + "/tutorial-NN, NN in 07") != std::string::npos);
+    // A chapter's program prints what heed's prints (its stdout; the progress lines on stderr
+    // tell the seconds taken).
+    const std::string heed07 = run_command("(" + build_dir() + "/tutorial-07 --quick 2>/dev/null)", &status);
+    REQUIRE(status == 0);
+    const std::string yours07 = run_command("(" + dir + "/tutorial-07 --quick 2>/dev/null)", &status);
+    REQUIRE(status == 0);
+    CHECK(heed07.size() > 1000);
+    CHECK(heed07 == yours07);
+    // The same training, the same checkpoint bytes.
+    const std::string a = dir + "/heed.safetensors", b = dir + "/yours.safetensors";
+    std::filesystem::remove(a);
+    std::filesystem::remove(b);
+    out = run_command(build_dir() + "/heed" + kShortTraining + " --save " + a, &status);
+    REQUIRE(status == 0);
+    out = run_command(dir + "/heed" + kShortTraining + " --save " + b, &status);
+    REQUIRE(status == 0);
+    const std::string heed_bytes = read_text(a);
+    CHECK(!heed_bytes.empty());
+    CHECK(heed_bytes == read_text(b));
+  }
+
+  TEST_CASE("your heed: with every solution in place, make yours-test passes and trains as heed" *
+            DOUBLE_ONLY(kGradcheckReason) *
+            doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
+    const std::string dir = build_dir() + "/yours-solutions";
+    int status = 0;
+    std::string out = make_yours("yours-test", "ANSWERS=exercises/solutions YOURS_CHAPTERS= YOURS=" + dir, &status);
+    INFO(out);
+    CHECK(status == 0);
+    CHECK(out.find("7 of 7 pieces are yours") != std::string::npos);
+    CHECK(out.find("gradcheck linear 3-D       ok") != std::string::npos);
+    CHECK(out.find("equal heed's within 1e-9") != std::string::npos);
+    CHECK(out.find("your heed trains reverse: yes; your heed's losses equal heed's: yes") != std::string::npos);
+    // Chapter 07 shows this output as the reader's path (build-yours/ where this test builds
+    // elsewhere): the block under its comment, line for line.
+    std::string shown = out;
+    for (size_t at; (at = shown.find(dir + "/")) != std::string::npos;) shown.replace(at, dir.size() + 1, "build-yours/");
+    const std::string readme = read_text("tutorials/07_additive_attention/README.md");
+    const size_t mark = readme.find("<!-- the reader's heed (tests/exercises_test.cpp holds this block to make yours-test) -->\n```\n");
+    REQUIRE_MESSAGE(mark != std::string::npos, "chapter 07 lost its block of make yours-test's output");
+    const size_t from = readme.find("```\n", mark) + 4;
+    CHECK(readme.substr(from, readme.find("\n```\n", from) + 1 - from) == shown);
+    // heed train on the student's heed: the same loss as heed's to 1e-9, not the same bits
+    // (heed fuses multiply-adds where the solutions do not): so the pieces are the solutions'.
+    const std::string heed = run_command(build_dir() + "/heed" + kShortTraining, &status);
+    REQUIRE(status == 0);
+    const std::string yours = run_command(dir + "/heed" + kShortTraining, &status);
+    REQUIRE(status == 0);
+    CHECK(std::fabs(json_loss(heed) - json_loss(yours)) <= 1e-9);
+    CHECK(read_text(dir + "/losses-heed.txt") != read_text(dir + "/losses-yours.txt"));
+  }
+
+  TEST_CASE("your heed: a wrong piece and a refused piece are named, and nothing uses them" *
+            DOUBLE_ONLY(kGradcheckReason) *
+            doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
+    // The solutions with one known wrong answer for every piece (the kinds tests/exercises/
+    // NN_wrong.cpp holds): a product that assigns instead of adding, linear_forward's bias
+    // forgotten, the cross-entropy gradient's sign flipped, Adam without its bias correction, the
+    // mask ignored, clipping that scales up; and context_vector handing its work to heed's
+    // weighted_sum (which, linked in its place, would call itself for ever).
+    const std::string dir = build_dir() + "/yours-wrong";
+    const std::string answers = dir + "/answers";
+    struct Change {
+      const char* folder;
+      std::vector<std::pair<std::string, std::string>> edits;
+    };
+    const std::vector<Change> changes = {
+        {"01_tensors", {{"s += a[i * K + k] * b[k * N + j];", "s = a[i * K + k] * b[k * N + j];"}}},
+        {"04_classifiers",
+         {{"return matmul_nt(x, W) + b;", "return matmul_nt(x, W);"},
+          {"(d - (j == targets[r])) / kept", "((j == targets[r]) - d) / kept"},
+          {"p[i] -= lr * (m[i] / c1) / (std::sqrt(v[i] / c2) + eps);", "p[i] -= lr * m[i] / (std::sqrt(v[i]) + eps);"}}},
+        {"07_additive_attention",
+         {{"Var w = softmax(masked_fill(scores, off, -1e30), 1);", "Var w = softmax(scores, 1);"},
+          {"return sum(reshape(weights, {B, S, 1}) * values, 1);", "(void)B; (void)S; return weighted_sum(weights, values);"}}},
+        {"10_long_sequences", {{"if (factor < 1)", "if (factor > 1)"}}},
+    };
+    for (const Change& c : changes) {
+      std::string text = read_text(std::string("exercises/solutions/") + c.folder + "/exercises.cpp");
+      for (const auto& [from, to] : c.edits) {
+        REQUIRE_MESSAGE(text.find(from) != std::string::npos, c.folder << ": " << from);
+        text.replace(text.find(from), from.size(), to);
+      }
+      if (std::string(c.folder) == "07_additive_attention") text = "#include \"nn/attention.h\"\n" + text;
+      write_text(answers + "/" + c.folder + "/exercises.cpp", text);
+    }
+    int status = 0;
+    std::string out = make_yours("yours-test", "ANSWERS=" + answers + " YOURS_CHAPTERS= YOURS=" + dir, &status);
+    {
+      INFO(out);
+      CHECK(status != 0);
+      for (const char* named : {"the piece matmul is not right: 01.2 matmul_loops: wrong",
+                                "the piece linear is not right: 04.4 linear_forward: wrong",
+                                "the piece cross_entropy is not right: 04.3 cross_entropy_backward: wrong",
+                                "the piece adam is not right: 04.6 adam_step: wrong",
+                                "the piece masked_softmax is not right: 07.2 masked_softmax_rows: wrong",
+                                "the piece context is not right: 07.3 context_vector: refused, it calls heed's own version",
+                                "the piece clip is not right: 10.1 clip_by_global_norm: wrong"})
+        CHECK_MESSAGE(out.find(named) != std::string::npos, named);
+      // Each once, with its check's report under it.
+      CHECK(out.find("the piece linear is not right") == out.rfind("the piece linear is not right"));
+      CHECK(out.find("  04.4 linear_forward           wrong: linear_forward(x, W, b) differs") != std::string::npos);
+      CHECK(out.find("7 piece(s) not right") != std::string::npos);
+      CHECK(out.find("0 of 7 pieces are yours") != std::string::npos);
+      CHECK(out.find("gradcheck") == std::string::npos);  // nothing built on them ran
+      CHECK(out.find("training steps") == std::string::npos);
+    }
+    // The wrong linear linked in unchecked: the training's losses are no longer heed's, on
+    // engine-check and on heed train. So the student's function is what heed's Linear runs in
+    // build-yours (no inlined copy of heed's own).
+    out = make_yours("yours-test", "ANSWERS=" + answers + " YOURS_CHAPTERS= YOURS=" + dir + " YOURS_PIECES=linear", &status);
+    INFO(out);
+    CHECK(status != 0);
+    CHECK(out.find("1 of 7 pieces are yours") != std::string::npos);
+    CHECK(out.find("your heed's losses differ from heed's") != std::string::npos);
+    const std::string heed = run_command(build_dir() + "/heed" + kShortTraining, &status);
+    REQUIRE(status == 0);
+    const std::string yours = run_command(dir + "/heed" + kShortTraining, &status);
+    REQUIRE(status == 0);
+    CHECK(std::fabs(json_loss(heed) - json_loss(yours)) > 1e-6);
+  }
+}
+
+TEST_SUITE("exercises") {
+  TEST_CASE("your heed: make exercises' scoreboard counts the pieces whose every exercise passed") {
+    // Reports as the checkers print them: cross_entropy needs both 04.2 and 04.3, adam is wrong,
+    // chapters 01 and 07 were not checked.
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("heed-score-" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir);
+    write_text((dir / "exercise-04.out").string(),
+               "exercises of chapter 04 (exercises/04_classifiers/README.md)\n"
+               "  04.2 cross_entropy_value      passed\n"
+               "  04.3 cross_entropy_backward   passed\n"
+               "  04.4 linear_forward           passed\n"
+               "  04.6 adam_step                wrong: p differs at element [0]\n"
+               "04: 3 of 6 passed\n");
+    write_text((dir / "exercise-10.out").string(), "  10.1 clip_by_global_norm      not done yet: write it\n");
+    int status = 0;
+    std::string out = run_command("MODE=score BUILD=" + dir.string() + " bash exercises/yours/yours.sh", &status);
+    CHECK(status == 0);
+    CHECK(out == "  your heed: 2 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n");
+    write_text((dir / "exercise-10.out").string(), "  10.1 clip_by_global_norm      passed\n");
+    out = run_command("MODE=score BUILD=" + dir.string() + " bash exercises/yours/yours.sh", &status);
+    CHECK(out == "  your heed: 3 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n");
+    std::filesystem::remove_all(dir);
+  }
+}
+
+TEST_SUITE("exercises") {
+  TEST_CASE("exercises: make exercises prints its scoreboard, your heed's pieces included, without JSON=" *
+            doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
+    // Chapter 01 alone (its checker is built by make test), untouched: nothing passed. The recipe
+    // runs in /bin/sh (dash on Debian), which parses the JSON branch even when it is not taken.
+    int status = 0;
+    const std::string out = make_yours("exercises", "EX_DIRS=exercises/01_tensors", &status);
+    INFO(out);
+    CHECK(status != 0);  // not all passed
+    CHECK(out.find("Syntax error") == std::string::npos);
+    CHECK(out.find("scoreboard\n  01: 0 of 3 passed\n  all: 0 of 3 passed\n"
+                   "  your heed: 0 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n") !=
+          std::string::npos);
+  }
+}

@@ -1,0 +1,56 @@
+# Your own heed (included by the Makefile; exercises/README.md, "Your own heed"):
+#   make yours           heed built on your passed exercises, in build-yours/ (heed, the chapter
+#                        programs tutorial-NN, engine-check);
+#                        prints which pieces are yours and which are still heed's
+#   make yours-test      the same, then checks it: a wrong piece reported alone with its check's
+#                        table, the gradient checks of the ops yours replace, and a short training
+#                        whose losses must equal heed's to 1e-9
+#     ANSWERS=DIR        take the answers from DIR/NN_topic/exercises.cpp (default: exercises)
+#     YOURS=DIR          build there (default: build-yours)
+#     YOURS_CHAPTERS="NN ..."  link only those chapters' programs (empty: none)
+# The substitution is at link time: exercises/yours/yours.sh says how. Only your answers and the
+# joints compile; the rest is heed's objects, already built.
+YOURS   ?= build-yours
+ANSWERS ?= exercises
+YOURS_JOINTS := $(filter-out exercises/yours/engine_check.cpp,$(wildcard exercises/yours/*.cpp))
+# Where the answers' objects and their checkers are: the exercises' own for the student's folder,
+# else YOURS (the checker reads the answers' object beside it: exercises/check/main.cpp).
+YOURS_ANSBUILD := $(if $(filter exercises exercises/,$(ANSWERS)),$(BUILD),$(YOURS))
+
+.PHONY: yours yours-test yours-prerequisites
+ifneq ($(YOURS_ANSBUILD),$(BUILD))
+# (kept: the checker reads what the answers call from the object, and make yours links it)
+.PRECIOUS: $(YOURS)/obj/exercises/%.o
+$(YOURS)/obj/exercises/%.o: $(ANSWERS)/%.cpp exercises/exercises.mk
+	@mkdir -p $(dir $@)
+	$(CXX) $(BASEFLAGS) -Wno-unused-parameter -ffunction-sections $(CXXFLAGS) -c $< -o $@
+# (subst, not patsubst: a % in a pattern rule's prerequisites is the stem)
+$(YOURS)/exercise-%: $$(call obj,$(EX_CHECKER) exercises/check/$$*_check.cpp) \
+                     $$(subst .cpp,.o,$$(subst $(ANSWERS)/,$(YOURS)/obj/exercises/,$$(wildcard $(ANSWERS)/$$*_*/exercises.cpp))) $(LIB)
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
+endif
+
+$(BUILD)/engine-check: $(call obj,exercises/yours/engine_check.cpp) $(LIB)
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
+
+# The chapter programs make yours links on your heed: every chapter, or those YOURS_CHAPTERS names
+# ("01 07"; empty: none). Their objects are the ones heed's own chapter programs are linked from.
+YOURS_CHAPTERS ?= $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
+YOURS_CHAPTER_OBJS := $(call obj,$(foreach n,$(YOURS_CHAPTERS),$(wildcard tutorials/$(n)_*/main.cpp)))
+
+yours-prerequisites: $(LIB) $(BUILD)/engine-check $(YOURS_CHAPTER_OBJS) \
+                     $(call obj,tools/heed.cpp $(TOOL_SRCS) $(EX_CHECKER) $(EX_CHECKS) $(YOURS_JOINTS))
+
+YOURS_RUN = MAKE="$(MAKE)" CXX="$(CXX)" CXXFLAGS="$(CXXFLAGS)" LDFLAGS="$(LDFLAGS)" BUILD="$(BUILD)" LIB="$(LIB)" \
+  YOURS="$(YOURS)" ANSWERS="$(patsubst %/,%,$(ANSWERS))" ANSBUILD="$(YOURS_ANSBUILD)" \
+  HEED_OBJS="$(call obj,tools/heed.cpp $(TOOL_SRCS))" CHAPTER_OBJS="$(YOURS_CHAPTER_OBJS)" bash exercises/yours/yours.sh
+yours: yours-prerequisites
+	@MODE=build $(YOURS_RUN)
+yours-test: yours-prerequisites
+	@MODE=test $(YOURS_RUN)
+
+# make test's exercises suite runs make yours and yours-test (tests/exercises_test.cpp, "your
+# heed"): what they link is built beforehand, with everything else.
+ifneq ($(EX_FULL),)
+test: yours-prerequisites
+endif

@@ -1,0 +1,94 @@
+// engine-check: what make yours-test runs on your heed, and the same program on heed's own, so
+// that the two can be compared. It calls heed's functions only (heed::linear, heed::cross_entropy,
+// ...): linked against your heed (build-yours/libheed.a), those are your pieces.
+//   engine-check grad          the gradient check (double, central differences) of every op a
+//                              piece of yours can replace, through heed's own entry points
+//   engine-check train STEPS   a short teacher-forced training of Bahdanau attention on reverse
+//                              (GRU, Adam, clipping), one loss a line with all 17 digits
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "autograd/gradcheck.h"
+#include "autograd/matmul.h"
+#include "autograd/reduce.h"
+#include "autograd/softmax.h"
+#include "models/seq2seq.h"
+#include "models/tasks.h"
+#include "models/train.h"
+#include "nn/attention.h"
+
+namespace {
+
+using namespace heed;
+
+// One gradient check, reported on one line, or with its table when it fails.
+bool check(const std::string& name, const std::function<Var(const std::vector<Var>&)>& f,
+           const std::vector<Tensor>& values) {
+  GradcheckOptions opt;
+  opt.name = name;
+  const GradcheckReport r = gradcheck(f, values, opt);
+  if (r.ok)
+    std::printf("gradcheck %-16s ok (%lld elements, largest error %.1e)\n", name.c_str(),
+                static_cast<long long>(r.elements), r.max_abs_err);
+  else
+    std::printf("gradcheck %-16s FAILED\n%s\n", name.c_str(), r.str().c_str());
+  return r.ok;
+}
+
+int gradients() {
+  Generator gen(28);
+  auto u = [&](Shape s) { return Tensor::uniform(s, -1, 1, gen); };
+  Tensor mask = Tensor::ones({2, 5});
+  mask[3] = 0;  // row 0 ends early: positions 3 and 4 are padding
+  mask[4] = 0;
+  bool ok = true;
+  ok &= check("matmul", [](const std::vector<Var>& in) { return matmul(in[0], in[1]); }, {u({3, 4}), u({4, 2})});
+  ok &= check("matmul batched", [](const std::vector<Var>& in) { return matmul(in[0], in[1]); },
+              {u({2, 3, 4}), u({2, 4, 2})});
+  ok &= check("linear", [](const std::vector<Var>& in) { return linear(in[0], in[1], in[2]); },
+              {u({3, 4}), u({5, 4}), u({5})});
+  ok &= check("linear 3-D", [](const std::vector<Var>& in) { return linear(in[0], in[1], Var()); },
+              {u({2, 3, 4}), u({5, 4})});
+  ok &= check("cross_entropy",
+              [](const std::vector<Var>& in) { return cross_entropy(in[0], {1, 0, 4, 2}, 0); },  // row 1 ignored
+              {u({4, 6})});
+  ok &= check("masked_softmax", [mask](const std::vector<Var>& in) { return masked_softmax(in[0], mask); },
+              {u({2, 5})});
+  ok &= check("weighted_sum", [](const std::vector<Var>& in) { return weighted_sum(in[0], in[1]); },
+              {u({2, 5}), u({2, 5, 3})});
+  return ok ? 0 : 1;
+}
+
+int training(int64_t steps) {
+  std::unique_ptr<Task> task = make_task("reverse", 10, 3, 8);
+  ModelConfig config;
+  config.model = "additive";
+  config.src_vocab = task->src_vocab().size();
+  config.tgt_vocab = task->tgt_vocab().size();
+  config.embed = 16;
+  config.hidden = 32;
+  Generator gen(7);
+  Seq2Seq model(config, gen);
+  TrainOptions opt;
+  opt.steps = steps;
+  opt.batch = 16;
+  opt.seed = 7;
+  for (real loss : train(model, *task, opt).losses) std::printf("%.17g\n", loss);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  try {
+    if (mode == "grad" && argc == 2) return gradients();
+    if (mode == "train" && argc == 3) return training(std::atoll(argv[2]));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "engine-check: %s\n", e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "usage: engine-check grad | engine-check train STEPS\n");
+  return 2;
+}
