@@ -282,7 +282,7 @@ TEST_SUITE("ch04_resume") {
     const std::string no_specials = edited("no-specials.st", "src_tokens", "a b c 0 1 2 3 4 5 6 7 8 9");
     const std::string twice = edited("twice.st", "src_tokens", "<pad> <bos> <eos> 0 0 2 3 4 5 6 7 8 9");
     const std::string renamed = edited("renamed.st", "src_tokens", "<pad> <bos> <eos> a b c d e f g h i j");
-    // Crafted numbers (issue 27): each has the range of the flag that set it.
+    // Crafted numbers: each has the range of the flag that set it.
     const std::string adam_max = edited("adam-max.st", "training.adam_steps", "9223372036854775807");
     const std::string samples_max = edited("samples-max.st", "eval_samples", "9223372036854775807");
     const std::string samples_0 = edited("samples-0.st", "eval_samples", "0");

@@ -59,7 +59,7 @@ TEST_SUITE("ch04_training_state") {
 
     auto moments = oa.exp_avg();
     CHECK_THROWS_WITH_AS(oc.load_state(-1, moments, oa.exp_avg_sq()), doctest::Contains("steps -1 is outside [0, 2^53]"), Error);
-    // A crafted count that step() would overflow (issue 27).
+    // A crafted count that step() would overflow.
     CHECK_THROWS_WITH_AS(oc.load_state(INT64_MAX, moments, oa.exp_avg_sq()),
                          doctest::Contains("steps 9223372036854775807 is outside [0, 2^53]"), Error);
     CHECK_THROWS_WITH_AS(oc.load_state(1, {moments[0]}, oa.exp_avg_sq()),

@@ -1,4 +1,4 @@
-// Nothing a user has is ever lost or destroyed (issue 27; docs/cli.md, "Files"): through the
+// Nothing a user has is ever lost or destroyed (docs/cli.md, "Files"): through the
 // real program, an optional output that fails does not cost the run, no output overwrites an
 // input or another output, only regular files are replaced (a symlink is written through, the
 // permission bits kept), a write limit is a clean error, a closed terminal or pipe ends a run

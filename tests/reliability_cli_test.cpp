@@ -65,7 +65,7 @@ TEST_SUITE("reliability") {
     rewrite(m, s.path("bad-number.safetensors"), "min_len", "two");
     rewrite(m, s.path("trailing-letters.safetensors"), "min_len", "12abc");  // the CLI's own rule
     rewrite(m, s.path("trailing-embed.safetensors"), "embed", "4abc");
-    rewrite(m, s.path("zero-min-len.safetensors"), "min_len", "0");  // the key is named, not a flag (issue 27)
+    rewrite(m, s.path("zero-min-len.safetensors"), "min_len", "0");  // the key is named, not a flag
     rewrite(m, s.path("huge-vocab.safetensors"), "vocab", "99999999");
     write_safetensors(s.path("not-heed.safetensors"), {{"w", Tensor({2}, {1, 2})}}, {{"source", "elsewhere"}});
     {
