@@ -276,7 +276,19 @@ $(FUZZ_BUILD)/obj/%.o: %.cpp | fuzz-toolchain
 	@mkdir -p $(dir $@)
 	$(FUZZ_CXX) $(BASEFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_BUILD)/%_fuzz: $(FUZZ_BUILD)/obj/tests/fuzz/%_fuzz.o $(FUZZ_OBJS)
+# The kernel sets too (tensor/kernels.h picks one at run time, so every set is linked), each with
+# its own instruction flags, as for the library.
+FUZZ_KERNEL_OBJS := $(foreach s,$(KERNEL_SETS),$(patsubst %.cpp,$(FUZZ_BUILD)/obj/%.$(s).o,$(KERNEL_SRCS)))
+define fuzz_kernel_rule
+$(FUZZ_BUILD)/obj/tensor/%.$(1).o: tensor/%.cpp | fuzz-toolchain
+	@mkdir -p $$(dir $$@)
+	$$(FUZZ_CXX) $$(BASEFLAGS) $$(filter-out -march=% -mtune=%,$$(FUZZ_FLAGS)) $$(KERNEL_FLAGS_$(1)) -DHEED_KERNEL_SET=$(1) -fsanitize=fuzzer-no-link -c $$< -o $$@
+endef
+$(foreach s,$(KERNEL_SETS),$(eval $(call fuzz_kernel_rule,$(s))))
+# Kept between runs (make would otherwise delete them as intermediates and compile them all again).
+.SECONDARY: $(FUZZ_OBJS) $(FUZZ_KERNEL_OBJS) $(foreach n,$(FUZZ_NAMES),$(FUZZ_BUILD)/obj/tests/fuzz/$(n)_fuzz.o)
+
+$(FUZZ_BUILD)/%_fuzz: $(FUZZ_BUILD)/obj/tests/fuzz/%_fuzz.o $(FUZZ_OBJS) $(FUZZ_KERNEL_OBJS)
 	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@
 
 fuzz: $(foreach n,$(FUZZ_NAMES),$(FUZZ_BUILD)/$(n)_fuzz)
