@@ -104,14 +104,6 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
-// The folder of this program (build/), where make put the objects it was linked from.
-std::string program_dir() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "build";
-  std::string path(buf, static_cast<size_t>(n));
-  return path.substr(0, path.rfind('/'));
-}
 
 int usage(const char* why) {
   std::fprintf(stderr, "exercise checker: %s\nusage: exercise-NN [--seed N] [--json FILE] [--strict]\n", why);
@@ -157,7 +149,7 @@ int main(int argc, char** argv) {
       if (extra.variant == "extra" && extra.number == c.number)
         for (Exercise& e : extra.make()) list.push_back(std::move(e));
     // Read once what the answers call; a checker that cannot read it grades nothing.
-    const std::string object = program_dir() + "/obj/" + c.folder + "/exercises.o";
+    const std::string object = heed::check::program_dir() + "/obj/" + c.folder + "/exercises.o";
     // A grader (--strict: make exercises JSON=..., tools/grade_exercises.sh) grades nothing then;
     // a student whose system lacks objdump or ELF objects (macOS) is still checked, and told.
     ObjectReferences refs;

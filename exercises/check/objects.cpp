@@ -7,7 +7,9 @@
 #include <deque>
 #include <sstream>
 #include <stdexcept>
+#include <climits>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace heed::check {
 namespace {
@@ -157,6 +159,14 @@ std::string forbidden_call(const ObjectReferences& object, const std::string& qu
                                                    ", which no answer may call");
     }
   return "";
+}
+
+std::string program_dir() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "build";
+  std::string path(buf, static_cast<size_t>(n));
+  return path.substr(0, path.rfind('/'));
 }
 
 }  // namespace heed::check

@@ -43,4 +43,8 @@ bool names_function(const std::string& symbol, const std::string& pattern);
 std::string forbidden_call(const ObjectReferences& object, const std::string& qualified,
                            const std::vector<std::string>& forbidden);
 
+// The folder of the running program (build/, say), beside the objects make built it from: read
+// from /proc/self/exe, which Linux has; elsewhere "build".
+std::string program_dir();
+
 }  // namespace heed::check

@@ -23,14 +23,6 @@
 
 namespace {
 
-// The folder of this program (build/), beside the objects make built it from.
-std::string program_dir() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "build";
-  std::string path(buf, static_cast<size_t>(n));
-  return path.substr(0, path.rfind('/'));
-}
 
 // Answers that hard-code their outputs: while recording they return the solution's and keep
 // them; replaying, they return them in the same order without looking at their inputs.
@@ -115,7 +107,7 @@ int main(int argc, char** argv) {
   // What the checker refuses, read from the objects make built: the stubs, the solutions (compiled
   // in NN_wrong.o, namespace heed::solution) and the answers calling their references.
   int refused = 0;
-  const std::string obj = program_dir() + "/obj/";
+  const std::string obj = heed::check::program_dir() + "/obj/";
   for (const Chapter& c : chapters()) {
     if (c.variant != "student") continue;
     try {
