@@ -356,11 +356,11 @@ need_toolchain = printf '\043include <version>\nint main() { return 0; }\n' >/tm
   [ $$ok -eq 0 ] || { echo "heed: '$(1)' cannot build a C++20 program; on Debian or Ubuntu: sudo apt-get install $(2)" >&2; exit 1; }
 test-libcxx: | $(DOCTEST)
 	@$(call need_toolchain,$(LIBCXX_CXX),clang libc++-14-dev libc++abi-14-dev)
-	$(MAKE) BUILD=build-libcxx CXX="$(LIBCXX_CXX)" all build-libcxx/exercise-selftest
+	$(MAKE) BUILD=build-libcxx CXX="$(LIBCXX_CXX)" all $(if $(EX_FULL),build-libcxx/exercise-selftest build-libcxx/exercise-01)
 	HEED_BUILD=build-libcxx build-libcxx/tests
 test-gcc11: | $(DOCTEST)
 	@$(call need_toolchain,$(GCC11_CXX),g++-11)
-	$(MAKE) BUILD=build-gcc11 CXX="$(GCC11_CXX)" all build-gcc11/exercise-selftest
+	$(MAKE) BUILD=build-gcc11 CXX="$(GCC11_CXX)" all $(if $(EX_FULL),build-gcc11/exercise-selftest build-gcc11/exercise-01)
 	HEED_BUILD=build-gcc11 build-gcc11/tests
 
 # Emulation is tens of times slower, so ARM64 runs what can tell two machines apart: the kernels,

@@ -365,7 +365,9 @@ TEST_SUITE("exercises") {
     };
     for (const Change& c : changes) {
       std::string text = read_text(std::string("exercises/solutions/") + c.folder + "/exercises.cpp");
-      for (const auto& [from, to] : c.edits) {
+      for (const auto& edit : c.edits) {  // not a structured binding: clang 14 cannot capture one in doctest's lambda
+        const std::string& from = edit.first;
+        const std::string& to = edit.second;
         REQUIRE_MESSAGE(text.find(from) != std::string::npos, c.folder << ": " << from);
         text.replace(text.find(from), from.size(), to);
       }

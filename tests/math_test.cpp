@@ -103,7 +103,7 @@ void check_ulps(const char* what, const std::vector<real>& xs, F f, R ref, doubl
     double e = ulps(f(x), ref(static_cast<Wide>(x)));
     if (e > m || std::isnan(e)) m = e, worst = x;
   }
-  MESSAGE(what << ": max " << m << " ulp over " << xs.size() << " points (worst at x = " << static_cast<double>(worst)
+  MESSAGE(std::string(what) << ": max " << m << " ulp over " << xs.size() << " points (worst at x = " << static_cast<double>(worst)
                << "), bound " << bound);
   CHECK(m <= bound);
 }
