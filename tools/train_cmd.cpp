@@ -133,7 +133,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
     data.min_count = a.integer("--min-count", 1, 1, INT64_MAX);
     data.max_len = a.integer("--max-len", 50, 1, SymbolTask::kMaxLength);
     data.valid_path = a.text("--valid", "");
-    data.valid_fraction = a.has("--valid-fraction") ? a.number("--valid-fraction", 0.1, -1e-300, 0.99) : 0.1;
+    data.valid_fraction = a.has("--valid-fraction") ? a.number("--valid-fraction", 0.1, -1e-45, 0.99) : 0.1;
     plan.data = a.text("--data", "");
     plan.valid = data.valid_path;
     try {

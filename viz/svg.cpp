@@ -38,8 +38,17 @@ std::string xml_escape(const std::string& text) {
 
 real power_of_ten(int d) {
   real p = 1;
-  for (int i = 0; i < (d < 0 ? -d : d); ++i) p *= 10;
-  return d < 0 ? 1 / p : p;
+  if (d >= 0) {
+    for (int i = 0; i < d; ++i) p *= 10;
+    return p;
+  }
+  // 1 / 10^-d while 10^-d fits the type; below that (float's 1e-38, double's 1e-308) a division by
+  // 10 a step, into the subnormals, so that the decade of the tiniest value is still found.
+  const int direct = std::min(-d, std::numeric_limits<real>::max_exponent10);
+  for (int i = 0; i < direct; ++i) p *= 10;
+  real q = 1 / p;
+  for (int i = direct; i < -d; ++i) q /= 10;
+  return q;
 }
 
 int decade_of(real v) {

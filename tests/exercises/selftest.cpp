@@ -23,6 +23,18 @@
 
 namespace {
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 
 // Answers that hard-code their outputs: while recording they return the solution's and keep
 // them; replaying, they return them in the same order without looking at their inputs.
@@ -110,6 +122,11 @@ int main(int argc, char** argv) {
   const std::string obj = heed::check::program_dir() + "/obj/";
   for (const Chapter& c : chapters()) {
     if (c.variant != "student") continue;
+    // Refusals are judged on objects as a course builds them (make test at -O2, and the g++ 11 and
+    // libc++ builds). A sanitized build's objects carry the instrumentation's own references
+    // (typeinfo for UBSan's vptr checks) and inline differently at -O1, so make sanitize runs
+    // every other part of the self-test and says it left this one out.
+    if (kSanitized) break;
     try {
       ObjectReferences stub = read_object_references(obj + c.folder + "/exercises.o");
       ObjectReferences sol = read_object_references(obj + "tests/exercises/" + c.number + "_wrong.o");
@@ -169,5 +186,6 @@ int main(int argc, char** argv) {
   std::printf("exercise self-test: %zu chapters, %d exercises, %d wrong answers rejected, %d answers calling their "
               "references refused, %d checks run, %d failures\n",
               solved.size(), exercises, rejected, refused, runs, failures);
+  if (kSanitized) std::printf("exercise self-test: refusals not judged in a sanitized build (see make test)\n");
   return failures == 0 ? 0 : 1;
 }
