@@ -119,19 +119,19 @@ ObjectReferences read_object_references(const std::string& path) {
 }
 
 std::set<std::string> reached_from(const ObjectReferences& object, const std::string& qualified) {
-  std::deque<std::string> todo;
+  std::deque<std::string> frontier;
   std::set<std::string> seen;
   // The function itself and everything defined inside it (its lambdas, its static locals).
   for (const auto& [node, refs] : object.refers_to)
-    if (demangle(node).rfind(qualified + "(", 0) == 0 && seen.insert(node).second) todo.push_back(node);
-  if (todo.empty()) throw std::runtime_error(object.path + " defines no function " + qualified);
-  while (!todo.empty()) {
-    const std::string node = todo.front();
-    todo.pop_front();
+    if (demangle(node).rfind(qualified + "(", 0) == 0 && seen.insert(node).second) frontier.push_back(node);
+  if (frontier.empty()) throw std::runtime_error(object.path + " defines no function " + qualified);
+  while (!frontier.empty()) {
+    const std::string node = frontier.front();
+    frontier.pop_front();
     auto it = object.refers_to.find(node);
     if (it == object.refers_to.end()) continue;  // defined elsewhere: the library, the standard library
     for (const std::string& next : it->second)
-      if (seen.insert(next).second) todo.push_back(next);
+      if (seen.insert(next).second) frontier.push_back(next);
   }
   std::set<std::string> out;
   for (const std::string& s : seen) out.insert(demangle(s));
