@@ -1,13 +1,17 @@
-// Continue in PyTorch: reference/pytorch/heed_checkpoint.py builds each model kind from stock
-// modules, loads a heed checkpoint with load_state_dict(strict=True) and decodes greedily; its
-// tokens, attention and log-probability must equal `heed predict --json`'s to 1e-12 (both in
-// float64). Runs when python3 can import torch (Debian's python3-torch; .ci/run installs it),
-// and says it was skipped otherwise: `make test` never needs torch.
+// Continue in PyTorch: reference/pytorch/heed_checkpoint.py builds each model kind (the seven
+// recurrent ones and the Transformer) from stock modules, loads a heed checkpoint with
+// load_state_dict(strict=True), with or without the run's training state, and decodes greedily;
+// its tokens, attention and log-probability must equal `heed predict --json`'s to 1e-12 (both in
+// float64). A file it cannot run, an unknown model or word is one clear line, not a traceback.
+// Runs when python3 can import torch (Debian's python3-torch; .ci/run installs it), and says it
+// was skipped otherwise: `make test` never needs torch.
 #include <doctest/doctest.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -34,17 +38,23 @@ struct Config {
   std::string flags, source;
 };
 
+// The interpreter, or "" after saying the test is skipped (a failure when CI requires torch).
+std::string python_or_skip() {
+  const std::string py = python_with_torch();
+  if (py.empty()) {
+    // CI (.ci/run) installs python3-torch and sets HEED_REQUIRE_TORCH: there a skip is a failure.
+    REQUIRE_MESSAGE(std::getenv("HEED_REQUIRE_TORCH") == nullptr, "HEED_REQUIRE_TORCH is set but no python3 imports torch");
+    MESSAGE("skipped: no python3 with torch (apt-get install python3-torch), so the PyTorch loader is not run");
+  }
+  return py;
+}
+
 }  // namespace
 
 TEST_SUITE("ch04_pytorch") {
   TEST_CASE("PyTorch: stock modules load every heed checkpoint strictly and decode the same to 1e-12" * DOUBLE_ONLY(kPytorchFp64Reason)) {
-    const std::string py = python_with_torch();
-    if (py.empty()) {
-      // CI (.ci/run) installs python3-torch and sets HEED_REQUIRE_TORCH: there a skip is a failure.
-      REQUIRE_MESSAGE(std::getenv("HEED_REQUIRE_TORCH") == nullptr, "HEED_REQUIRE_TORCH is set but no python3 imports torch");
-      MESSAGE("skipped: no python3 with torch (apt-get install python3-torch), so the PyTorch loader is not run");
-      return;
-    }
+    const std::string py = python_or_skip();
+    if (py.empty()) return;
     Scratch s("pytorch");
     const std::string toy = " --min-len 2 --max-len 6 --embed 6 --hidden 8 --batch 8 --steps 40 --eval-samples 2";
     std::vector<Config> configs;
@@ -56,8 +66,14 @@ TEST_SUITE("ch04_pytorch") {
         configs.push_back({std::string("--model ") + model + " --cell " + cell + " --bidirectional" + toy, "2 7 1 8"});
     for (const char* cell : {"gru", "lstm"})  // input feeding: the cell also reads h~_{t-1}
       configs.push_back({std::string("--model general --input-feeding --cell ") + cell + toy, "3 1 4 1 5"});
-    configs.push_back({"--task translate --model additive --embed 8 --hidden 8 --batch 8 --steps 20 --eval-samples 2",
-                       "ich habe keinen hunger , weil ich ein brot gegessen habe ."});
+    const std::string sentence = "ich habe keinen hunger , weil ich ein brot gegessen habe .";
+    configs.push_back({"--task translate --model additive --embed 8 --hidden 8 --batch 8 --steps 20 --eval-samples 2", sentence});
+    // The Transformer: saved with the run's training state (Adam's moments, the step), which the
+    // loader leaves out, and with --weights-only; post-norm and sinusoidal, pre-norm and learned.
+    configs.push_back({"--task translate --model transformer --embed 16 --batch 8 --steps 30 --eval-samples 2", sentence});
+    configs.push_back({"--model transformer --embed 8 --ff 16 --layers 1 --heads 2 --norm-first --positions learned"
+                       " --weights-only --min-len 2 --max-len 6 --batch 8 --steps 40 --eval-samples 2", "3 1 4 1 5"});
+    configs.push_back({"--model general --cell gru --weights-only" + toy, "2 7 1 8"});
 
     std::vector<Json> expected;
     for (size_t i = 0; i < configs.size(); ++i) {
@@ -70,7 +86,7 @@ TEST_SUITE("ch04_pytorch") {
     }
     // One interpreter per source, each loading several checkpoints: importing torch takes seconds.
     std::vector<std::string> lines(configs.size());
-    for (const std::string& source : {std::string("3 1 4 1 5"), std::string("2 7 1 8"), configs.back().source}) {
+    for (const std::string& source : {std::string("3 1 4 1 5"), std::string("2 7 1 8"), sentence}) {
       std::string args;
       std::vector<size_t> which;
       for (size_t i = 0; i < configs.size(); ++i)
@@ -113,5 +129,55 @@ TEST_SUITE("ch04_pytorch") {
       }
     }
     MESSAGE("PyTorch and heed agree on " << configs.size() << " checkpoints; largest difference " << worst);
+  }
+
+  TEST_CASE("PyTorch: importing the loader changes nothing global; bad input is one clear line, not a traceback" * DOUBLE_ONLY(kPytorchFp64Reason)) {
+    const std::string py = python_or_skip();
+    if (py.empty()) return;
+    Scratch s("pytorch-errors");
+    const std::string good = s.path("m.st");
+    REQUIRE(s.heed("train --model additive --embed 6 --hidden 8 --batch 8 --steps 5 --eval-samples 2 --save " + good).status == 0);
+
+    // Importing the library leaves torch's default dtype as it was (float32 in a fresh torch).
+    const std::string out = s.path("py.out"), err = s.path("py.err");
+    const std::string import = "import sys, torch; sys.path.insert(0, 'reference/pytorch'); before = torch.get_default_dtype(); "
+                               "import heed_checkpoint; print(before, torch.get_default_dtype())";
+    REQUIRE(std::system((py + " -c \"" + import + "\" >" + out + " 2>" + err).c_str()) == 0);
+    CHECK(slurp(out) == "torch.float32 torch.float32\n");
+
+    // A file that is not a checkpoint, one cut short, a model the loader does not know, a word
+    // outside the vocabulary, a file that is not there: exit status 1 and one line naming the problem.
+    std::ofstream(s.path("words.txt")) << "not a checkpoint\n";
+    const std::string bytes = slurp(good);
+    std::ofstream(s.path("short.st"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    std::string renamed = bytes;
+    const std::string model = "\"model\":\"additive\"", other = "\"model\":\"additivX\"";  // the same length
+    const size_t at = renamed.find(model);
+    REQUIRE(at != std::string::npos);
+    renamed.replace(at, model.size(), other);  // the header's length is unchanged: still a valid file
+    std::ofstream(s.path("unknown.st"), std::ios::binary) << renamed;
+    struct Bad {
+      std::string file, source, says;
+    };
+    const std::vector<Bad> cases = {
+        {s.path("words.txt"), "3 1 4", "not a safetensors file: the header length at offset 0 says"},
+        {s.path("short.st"), "3 1 4", "do not hold shape"},
+        {s.path("unknown.st"), "3 1 4", "unknown model 'additivX'"},
+        {good, "3 1 x 4", "the source word 'x' is not in its source vocabulary"},
+        {s.path("absent.st"), "3 1 4", "cannot read it"},
+    };
+    for (const Bad& b : cases) {
+      CAPTURE(b.file);
+      int status = std::system((py + " reference/pytorch/heed_checkpoint.py " + b.file + " --source \"" + b.source + "\" >" + out +
+                                " 2>" + err).c_str());
+      const std::string said = slurp(err);
+      CHECK(WIFEXITED(status));
+      CHECK(WEXITSTATUS(status) == 1);
+      CHECK(said.find("heed_checkpoint: " + b.file + ": ") == 0);
+      CHECK(said.find(b.says) != std::string::npos);
+      CHECK(said.find("Traceback") == std::string::npos);
+      CHECK(count_lines(said) == 1);
+      CHECK(slurp(out).empty());
+    }
   }
 }  // TEST_SUITE

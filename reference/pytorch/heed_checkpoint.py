@@ -1,221 +1,192 @@
 #!/usr/bin/env python3
-"""Continue in PyTorch: a heed checkpoint loaded into stock modules.
+"""Continue in PyTorch: any heed checkpoint loaded into stock modules and decoded.
 
-    python3 reference/pytorch/heed_checkpoint.py m.safetensors --source "3 1 4 1 5"
+    /usr/bin/python3 reference/pytorch/heed_checkpoint.py m.safetensors --source "3 1 4 1 5"
 
-builds the model a heed checkpoint describes from stock PyTorch modules (nn.Embedding, nn.GRU /
-nn.LSTM / nn.RNN, nn.GRUCell / nn.LSTMCell / nn.RNNCell, nn.Linear), loads the file's tensors
-with load_state_dict(strict=True) -- no renaming: heed names them as these modules' state_dict
-does (docs/checkpoints.md) -- and decodes the source greedily as `heed predict` does, in float64.
-It prints one JSON line per checkpoint with the fields of `heed predict --json`: source, output
-(the file's own words), attention (one row per output token) and log_prob. Every model kind
-(plain, additive, general, dot, scaled, cosine, location), cell (gru, lstm, rnn) and
---bidirectional is expressed; tests/ch04_pytorch_test.cpp holds the two programs equal to 1e-12.
+reads a file written by `heed train --save` (every model: the seven recurrent ones and the
+Transformer; with the run's training state or --weights-only; any task, translate included),
+builds the model its metadata describes from the stock PyTorch modules of models.py, loads the
+file's tensors with load_state_dict(strict=True) -- no renaming: heed names them as these
+modules' state_dict does (docs/checkpoints.md); the `training.` tensors, Adam's state, are left
+out -- and decodes the source greedily as `heed predict` does, in float64. It prints one JSON line
+per checkpoint with the fields of `heed predict --json`: source, output (in the file's own
+words), attention (one row per output token; for the Transformer the last decoder layer's
+cross-attention averaged over the heads) and log_prob. tests/ch04_pytorch_test.cpp holds the two
+programs equal to 1e-12.
 
+As a library (with this folder on sys.path):
+
+    from heed_checkpoint import load, greedy
+    model, src_words, tgt_words = load("m.safetensors")     # a float64 torch.nn.Module, eval mode
+
+Importing changes nothing global (not torch's default dtype). A file that is not a heed
+checkpoint, an unknown model or a word outside the vocabulary raises CheckpointError, whose
+message names the file and what is wrong; the command prints it and exits with status 1.
 Needs only torch (Debian: apt-get install python3-torch); the safetensors file is read by hand.
 """
 import argparse
 import json
-import math
 import struct
 import sys
 
 import torch
-from torch import nn
 
-torch.set_default_dtype(torch.float64)
+from models import BOS, EOS, MODELS, Seq2Seq, Transformer
 
-PAD, BOS, EOS = 0, 1, 2
+FORMAT = "heed-seq2seq-2"
 TRAINING_PREFIX = "training."  # a run's optimiser state: not the model's
+DTYPES = {"F64": (torch.float64, 8), "F32": (torch.float32, 4)}  # safetensors name: (dtype, bytes)
+
+
+class CheckpointError(Exception):
+    """A checkpoint that cannot be read or run, or a source it cannot take; the message says why."""
 
 
 def read_safetensors(path):
-    """(metadata, {name: tensor}) of a safetensors file."""
-    with open(path, "rb") as f:
-        data = f.read()
+    """(metadata, {name: float64 tensor}) of a safetensors file: an 8-byte little-endian header
+    length n, n bytes of JSON header, then the tensors' raw little-endian data."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise CheckpointError(f"{path}: cannot read it: {e.strerror}") from None
+    if len(data) < 8:
+        raise CheckpointError(f"{path}: {len(data)} bytes, too short for a safetensors file (8-byte header length first)")
     (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
+    if n > len(data) - 8:
+        raise CheckpointError(f"{path}: not a safetensors file: the header length at offset 0 says {n} bytes, "
+                              f"the file has {len(data) - 8} after it")
+    try:
+        header = json.loads(data[8:8 + n])
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CheckpointError(f"{path}: not a safetensors file: the header (offset 8, {n} bytes) is not JSON: {e}") from None
+    if not isinstance(header, dict):
+        raise CheckpointError(f"{path}: not a safetensors file: the header at offset 8 is not a JSON object")
     meta = header.pop("__metadata__", {})
-    dtypes = {"F64": torch.float64, "F32": torch.float32}
+    body = len(data) - 8 - n
     tensors = {}
     for name, info in header.items():
+        if info.get("dtype") not in DTYPES:
+            raise CheckpointError(f"{path}: tensor {name} is {info.get('dtype')}; heed writes F64 (F32 also read)")
+        dtype, size = DTYPES[info["dtype"]]
         begin, end = info["data_offsets"]
+        count = 1
+        for d in info["shape"]:
+            count *= d
+        if not 0 <= begin <= end <= body or end - begin != count * size:
+            raise CheckpointError(f"{path}: tensor {name}: data bytes {begin}..{end} (file offsets {8 + n + begin}.."
+                                  f"{8 + n + end}) do not hold shape {info['shape']} within the file's {body} data bytes")
         raw = bytearray(data[8 + n + begin:8 + n + end])
-        t = torch.frombuffer(raw, dtype=dtypes[info["dtype"]]) if raw else torch.zeros(0)
+        t = torch.frombuffer(raw, dtype=dtype) if raw else torch.zeros(0, dtype=dtype)
         tensors[name] = t.reshape(info["shape"]).to(torch.float64)
     return meta, tensors
 
 
-class Additive(nn.Module):
-    """Bahdanau: e_i = v(tanh(W1 h_i + W2 s))."""
-
-    def __init__(self, query, key, size):
-        super().__init__()
-        self.W1 = nn.Linear(key, size, bias=False)
-        self.W2 = nn.Linear(query, size, bias=False)
-        self.v = nn.Linear(size, 1, bias=False)
-
-    def forward(self, s, h):  # s (B, Dq), h (B, S, Dk) -> (B, S)
-        return self.v(torch.tanh(self.W1(h) + self.W2(s).unsqueeze(1))).squeeze(2)
-
-
-class General(nn.Module):
-    """Luong's general: e_i = s . W h_i."""
-
-    def __init__(self, query, key):
-        super().__init__()
-        self.W = nn.Linear(key, query, bias=False)
-
-    def forward(self, s, h):
-        return torch.bmm(self.W(h), s.unsqueeze(2)).squeeze(2)
-
-
-class Dot(nn.Module):
-    """Luong's dot, or Vaswani's scaled dot (divided by sqrt(D))."""
-
-    def __init__(self, scaled):
-        super().__init__()
-        self.scaled = scaled
-
-    def forward(self, s, h):
-        e = torch.bmm(h, s.unsqueeze(2)).squeeze(2)
-        return e / math.sqrt(s.shape[1]) if self.scaled else e
-
-
-class Cosine(nn.Module):
-    """Graves' content-based addressing: e_i = beta cos(s, h_i), |x| as sqrt(x.x + 1e-16)."""
-
-    def __init__(self):
-        super().__init__()
-        self.beta = nn.Parameter(torch.ones(1))
-
-    def forward(self, s, h):
-        def unit(x):
-            return x / torch.sqrt((x * x).sum(-1, keepdim=True) + 1e-16)
-
-        return torch.bmm(unit(h), unit(s).unsqueeze(2)).squeeze(2) * self.beta
-
-
-class Location(nn.Module):
-    """Luong's location-based: e = W_a s over the first S of S_max positions."""
-
-    def __init__(self, query, positions):
-        super().__init__()
-        self.W_a = nn.Linear(query, positions, bias=False)
-
-    def forward(self, s, h):
-        return self.W_a(s)[:, : h.shape[1]]
-
-
-class Seq2Seq(nn.Module):
-    """heed's Seq2Seq (models/seq2seq.h) from stock modules, configured by a checkpoint's metadata."""
-
-    def __init__(self, meta):
-        super().__init__()
-        self.kind, self.cell = meta["model"], meta["cell"]
-        E, H = int(meta["embed"]), int(meta["hidden"])
-        bi = meta["bidirectional"] == "1"
-        self.feeding = meta.get("input_feeding") == "1"  # Luong section 3.3: the cell reads h~_{t-1}
-        D = 2 * H if bi else H
-        self.src_embed = nn.Embedding(int(meta["src_vocab"]), E, padding_idx=PAD)
-        self.tgt_embed = nn.Embedding(int(meta["tgt_vocab"]), E, padding_idx=PAD)
-        rnn = {"gru": nn.GRU, "lstm": nn.LSTM, "rnn": nn.RNN}[self.cell]
-        self.encoder = rnn(E, H, batch_first=True, bidirectional=bi)
-        self.bridge = nn.Linear(D, H) if bi else None
-        cell = {"gru": nn.GRUCell, "lstm": nn.LSTMCell, "rnn": nn.RNNCell}[self.cell]
-        self.decoder = cell(E + (D if self.kind == "additive" else 0) + (H if self.feeding else 0), H)
-        self.attention = {
-            "plain": lambda: None,
-            "additive": lambda: Additive(H, D, H),
-            "general": lambda: General(H, D),
-            "dot": lambda: Dot(False),
-            "scaled": lambda: Dot(True),
-            "cosine": lambda: Cosine(),
-            "location": lambda: Location(H, int(meta["max_src_len"])),
-        }[self.kind]()
-        luong = self.kind not in ("plain", "additive")
-        self.combine = nn.Linear(D + H, H, bias=False) if luong else None
-        self.out = nn.Linear(H + D if self.kind == "additive" else H, int(meta["tgt_vocab"]))
-
-    def start(self, src):  # src (1, S) ids -> encoder states (1, S, D), the decoder's first state
-        states, last = self.encoder(self.src_embed(src))
-        h_n = last[0] if self.cell == "lstm" else last  # (directions, 1, H)
-        if self.bridge is not None:  # both directions' last states, bridged
-            h = torch.tanh(self.bridge(torch.cat([h_n[0], h_n[1]], 1)))
-            state = (h, torch.zeros_like(h)) if self.cell == "lstm" else h
-        elif self.cell == "lstm":
-            state = (h_n[0], last[1][0])
-        else:
-            state = h_n[0]
-        if self.feeding:  # the state carries h~_{t-1} too, zeros before the first step
-            state = (state, torch.zeros(1, self.decoder.hidden_size, dtype=states.dtype))
-        return states, state
-
-    def step(self, prev, state, states):  # -> (logits (1, V), attention (1, S) or None, state)
-        y = self.tgt_embed(prev)
-        h_of = (lambda st: st[0]) if self.cell == "lstm" else (lambda st: st)
-        if self.kind == "plain":
-            state = self.decoder(y, state)
-            return self.out(h_of(state)), None, state
-        if self.kind == "additive":  # attends with s_{t-1}, feeds the context into the cell
-            a = torch.softmax(self.attention(h_of(state), states), 1)
-            c = torch.bmm(a.unsqueeze(1), states).squeeze(1)
-            state = self.decoder(torch.cat([y, c], 1), state)
-            return self.out(torch.cat([h_of(state), c], 1)), a, state
-        if self.feeding:
-            state, feed = state
-            y = torch.cat([y, feed], 1)
-        state = self.decoder(y, state)  # Luong: attends with s_t
-        a = torch.softmax(self.attention(h_of(state), states), 1)
-        c = torch.bmm(a.unsqueeze(1), states).squeeze(1)
-        h_tilde = torch.tanh(self.combine(torch.cat([c, h_of(state)], 1)))
-        return self.out(h_tilde), a, ((state, h_tilde) if self.feeding else state)
+def build(meta, path="checkpoint"):
+    """The untrained model a heed checkpoint's metadata describes, in the default dtype."""
+    model = meta.get("model")
+    try:
+        if model == "transformer":
+            return Transformer(int(meta["src_vocab"]), int(meta["tgt_vocab"]), int(meta["embed"]), int(meta["heads"]),
+                               int(meta["layers"]), int(meta["ff"]), norm_first=meta["norm_first"] == "1",
+                               positions=meta["positions"], max_src_len=int(meta["max_src_len"]))
+        if model in MODELS:
+            return Seq2Seq(model, int(meta["src_vocab"]), int(meta["tgt_vocab"]), int(meta["embed"]),
+                           int(meta["hidden"]), cell=meta["cell"], bidirectional=meta["bidirectional"] == "1",
+                           max_src_len=int(meta["max_src_len"]), input_feeding=meta.get("input_feeding") == "1")
+    except KeyError as e:
+        raise CheckpointError(f"{path}: the metadata has no {e.args[0]!r}, which a {model} model needs") from None
+    except ValueError as e:
+        raise CheckpointError(f"{path}: {e}") from None
+    raise CheckpointError(f"{path}: unknown model {model!r} (this loader knows {', '.join(MODELS)}, transformer)")
 
 
 def load(path):
-    """The model of a heed checkpoint with its weights (strict), and its two vocabularies."""
+    """(model, source words, target words) of a heed checkpoint: the model in float64 and eval
+    mode with the file's weights, loaded strictly (every name and shape must agree)."""
     meta, tensors = read_safetensors(path)
-    if meta.get("format") != "heed-seq2seq-2":
-        sys.exit(f"{path}: format {meta.get('format')!r} is not heed-seq2seq-2")
-    if meta.get("model") == "transformer":
-        sys.exit(f"{path}: a transformer checkpoint; reference/pytorch/heed_transformer.py runs it")
-    model = Seq2Seq(meta)
+    if meta.get("format") != FORMAT:
+        raise CheckpointError(f"{path}: format {meta.get('format')!r} is not {FORMAT}, heed's checkpoint format")
+    model = build(meta, path).double()
     weights = {k: v for k, v in tensors.items() if not k.startswith(TRAINING_PREFIX)}
-    model.load_state_dict(weights, strict=True)
+    try:
+        model.load_state_dict(weights, strict=True)
+    except RuntimeError as e:
+        raise CheckpointError(f"{path}: its tensors do not fit the {meta['model']} model its metadata describes: {e}") from None
+    if "src_tokens" not in meta or "tgt_tokens" not in meta:
+        raise CheckpointError(f"{path}: the metadata holds no word lists (src_tokens, tgt_tokens)")
     return model.eval(), meta["src_tokens"].split(" "), meta["tgt_tokens"].split(" ")
+
+
+def source_ids(words, vocabulary, path="checkpoint"):
+    """The ids of a source's words; a word outside the vocabulary is a CheckpointError."""
+    if not words:
+        raise CheckpointError("the source is empty")
+    index = {w: i for i, w in enumerate(vocabulary)}
+    for w in words:
+        if w not in index or index[w] <= EOS:  # <pad>, <bos>, <eos> are not source words
+            known = " ".join(vocabulary[EOS + 1:EOS + 13])
+            raise CheckpointError(f"{path}: the source word {w!r} is not in its source vocabulary "
+                                  f"({len(vocabulary) - EOS - 1} words: {known} ...)")
+    return [index[w] for w in words]
 
 
 @torch.no_grad()
 def greedy(model, src_ids, max_steps):
-    """heed predict's decoding: argmax until <eos>, at most max_steps tokens."""
-    states, state = model.start(torch.tensor([src_ids]))
-    prev, tokens, attention, log_prob = BOS, [], [], 0.0
+    """heed predict's decoding: the most probable token at each step (the first of equal maxima,
+    as heed) until <eos>, at most max_steps tokens. -> (tokens, attention rows, summed log_prob)."""
+    src = torch.tensor([src_ids])
+    tokens, attention, log_prob = [], [], 0.0
+    if isinstance(model, Transformer):
+        memory = model.encode(src)
+        step = lambda: model.next_token(memory, torch.tensor([[BOS] + tokens]))  # noqa: E731
+    else:
+        states, state, mask = model.encode(src, [len(src_ids)])
+        keys = model.attention.prepare(states) if model.attention is not None else None
+        def step():  # noqa: E306
+            nonlocal state
+            o, state, w = model.step(torch.tensor([tokens[-1] if tokens else BOS]), state, states, keys, mask)
+            return model.out(o), w
     for _ in range(max_steps):
-        logits, a, state = model.step(torch.tensor([prev]), state, states)
+        logits, w = step()
         logp = torch.log_softmax(logits, 1)[0]
-        prev = int(torch.argmax(logp))  # the first of equal maxima, as heed
-        tokens.append(prev)
-        log_prob += float(logp[prev])
-        if a is not None:
-            attention.append([float(w) for w in a[0]])
-        if prev == EOS:
+        token = int(torch.argmax(logp))
+        tokens.append(token)
+        log_prob += float(logp[token])
+        if w is not None:
+            attention.append([float(x) for x in w[0]])
+        if token == EOS:
             break
     return tokens, attention, log_prob
 
 
-def main():
+def predict(path, source):
+    """`heed predict --json`'s fields for one checkpoint and one source (words split on spaces)."""
+    model, src_words, tgt_words = load(path)
+    words = source.split()
+    ids = source_ids(words, src_words, path)
+    if isinstance(model, Transformer) and model.src_pos is not None and len(ids) > model.max_src_len:
+        raise CheckpointError(f"{path}: a source of {len(ids)} words; the model learned {model.max_src_len} positions")
+    try:
+        tokens, attention, log_prob = greedy(model, ids, 2 * len(ids) + 10)
+    except ValueError as e:  # a position beyond those the model learned (location attention, learned positions)
+        raise CheckpointError(f"{path}: {e}") from None
+    return {"source": words, "output": [tgt_words[t] for t in tokens], "attention": attention, "log_prob": log_prob}
+
+
+def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("checkpoints", nargs="+", help="files written by heed train --save")
-    p.add_argument("--source", required=True, help='source tokens, e.g. "3 1 4 1 5"')
-    args = p.parse_args()
+    p.add_argument("--source", required=True, help='source words, e.g. "3 1 4 1 5"')
+    args = p.parse_args(argv)
     for path in args.checkpoints:
-        model, src_tokens, tgt_tokens = load(path)
-        words = args.source.split()
-        ids = [src_tokens.index(w) for w in words]
-        tokens, attention, log_prob = greedy(model, ids, 2 * len(ids) + 10)
-        print(json.dumps({"source": words, "output": [tgt_tokens[t] for t in tokens],
-                          "attention": attention, "log_prob": log_prob}))
+        try:
+            print(json.dumps(predict(path, args.source)), flush=True)
+        except CheckpointError as e:
+            print(f"heed_checkpoint: {e}", file=sys.stderr)
+            return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

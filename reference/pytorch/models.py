@@ -13,8 +13,14 @@ the encoder's state at the last real source position, and one of seven decoders:
     dot       e_ti = s_t^T h_i          scaled  e_ti = s_t^T h_i / sqrt(H)
     cosine    e_ti = beta cos(s_t, h_i) location e_t = (W_a s_t)[:S]
 
-Import it as a library (`from models import Seq2Seq, train_step`) or run bench_step.py.
-Parameter names are heed's: heed's checkpoints carry PyTorch's state_dict names.
+Transformer is heed's --model transformer: torch.nn.Transformer's encoder and decoder between
+source and target embeddings (times sqrt(d)) plus positions, and an output layer.
+
+Import it as a library (`from models import Seq2Seq, Transformer`); heed_checkpoint.py loads a
+heed checkpoint into these models, bench_step.py times their training steps. Importing changes
+nothing global (not torch's default dtype): a model is built in the default dtype and converted
+with .double() or .float() by its user. Parameter names are heed's: heed's checkpoints carry
+PyTorch's state_dict names.
 """
 import math
 
@@ -126,21 +132,28 @@ def make_score(kind, H, D, max_src_len):
 
 
 class Seq2Seq(nn.Module):
-    """One of heed's seven models. Batches are (src (B, S), lengths (B), tgt_in (B, T)) of ids."""
+    """One of heed's seven recurrent models. Batches are (src (B, S), lengths (B), tgt_in (B, T)) of ids.
+
+    input_feeding (Luong et al. 2015, section 3.3; Luong models only): the cell also reads the
+    previous step's h~_{t-1} (zeros before the first step), so the state is (cell state, h~)."""
 
     def __init__(self, model, src_vocab, tgt_vocab, embed, hidden, cell="gru", bidirectional=False,
-                 max_src_len=64):
+                 max_src_len=64, input_feeding=False):
         super().__init__()
         if model not in MODELS:
             raise ValueError(f"unknown model {model!r} (choose {', '.join(MODELS)})")
+        if cell not in CELLS:
+            raise ValueError(f"unknown cell {cell!r} (choose {', '.join(CELLS)})")
+        if input_feeding and model not in LUONG:
+            raise ValueError(f"input feeding is for Luong models ({', '.join(LUONG)}), not {model!r}")
         rnn, rnn_cell, _ = CELLS[cell]
-        self.kind, self.cell_kind, self.hidden = model, cell, hidden
+        self.kind, self.cell_kind, self.hidden, self.feeding = model, cell, hidden, input_feeding
         D = 2 * hidden if bidirectional else hidden
         self.src_embed = nn.Embedding(src_vocab, embed, padding_idx=PAD)
         self.tgt_embed = nn.Embedding(tgt_vocab, embed, padding_idx=PAD)
         self.encoder = rnn(embed, hidden, batch_first=True, bidirectional=bidirectional)
         self.bridge = nn.Linear(D, hidden) if bidirectional else None
-        self.decoder = rnn_cell(embed + (D if model == "additive" else 0), hidden)
+        self.decoder = rnn_cell(embed + (D if model == "additive" else 0) + (hidden if input_feeding else 0), hidden)
         self.attention = make_score(model, hidden, D, max_src_len) if model != "plain" else None
         self.combine = nn.Linear(D + hidden, hidden, bias=False) if model in LUONG else None
         self.out = nn.Linear(hidden + D if model == "additive" else hidden, tgt_vocab)
@@ -162,6 +175,8 @@ class Seq2Seq(nn.Module):
             state = (s, torch.zeros_like(s)) if self.cell_kind == "lstm" else s
         else:
             state = (last[0][0], last[1][0]) if self.cell_kind == "lstm" else last[0]
+        if self.feeding:  # no h~_0: zeros
+            state = (state, torch.zeros(B, self.hidden, dtype=states.dtype))
         mask = torch.arange(S).unsqueeze(0) < lengths_t.unsqueeze(1)  # (B, S)
         return states, state, mask
 
@@ -177,11 +192,15 @@ class Seq2Seq(nn.Module):
             c = torch.bmm(w.unsqueeze(1), states).squeeze(1)  # (B, D)
             state = self.decoder(torch.cat([y, c], 1), state)
             return torch.cat([h_of(state), c], 1), state, w
+        if self.feeding:
+            state, feed = state
+            y = torch.cat([y, feed], 1)
         state = self.decoder(y, state)  # Luong: attends with s_t
         s = h_of(state)
         w = self._weights(self.attention(s, keys), mask)
         c = torch.bmm(w.unsqueeze(1), states).squeeze(1)
-        return torch.tanh(self.combine(torch.cat([c, s], 1))), state, w
+        h_tilde = torch.tanh(self.combine(torch.cat([c, s], 1)))
+        return h_tilde, ((state, h_tilde) if self.feeding else state), w
 
     @staticmethod
     def _weights(scores, mask):  # softmax over the real positions; exactly 0 at padding
@@ -201,6 +220,70 @@ class Seq2Seq(nn.Module):
         """Cross-entropy averaged over the non-PAD target tokens."""
         logits = self.forward(src, lengths, tgt_in)
         return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1), ignore_index=PAD)
+
+
+def sinusoidal_positions(L, D, dtype):
+    """heed's nn/positions.cpp: P[p, 2i] = sin(p f_i), P[p, 2i+1] = cos(p f_i), f_i = 10000^(-2i/D)."""
+    P = torch.zeros(L, D, dtype=dtype)
+    for i in range(0, D, 2):
+        freq = 10000.0 ** (-i / D)
+        for p in range(L):
+            P[p, i] = math.sin(p * freq)
+            if i + 1 < D:
+                P[p, i + 1] = math.cos(p * freq)
+    return P
+
+
+class Transformer(nn.Module):
+    """heed's --model transformer (Vaswani et al. 2017): token embeddings x sqrt(d) plus positions
+    (sinusoidal, or a learned table of max_src_len source and max_src_len + 1 target rows),
+    torch.nn.Transformer's encoder and decoder stacks (each with its final LayerNorm, ReLU, no
+    dropout at inference), and a linear output layer. The stacks are kept as self.encoder and
+    self.decoder so that the parameter names are heed's (encoder.layers.0.self_attn.in_proj_weight)."""
+
+    def __init__(self, src_vocab, tgt_vocab, embed, heads, layers, ff, norm_first=False,
+                 positions="sinusoidal", max_src_len=64):
+        super().__init__()
+        if positions not in ("sinusoidal", "learned"):
+            raise ValueError(f"unknown positions {positions!r} (choose sinusoidal, learned)")
+        self.d, self.max_src_len = embed, max_src_len
+        self.src_embed = nn.Embedding(src_vocab, embed, padding_idx=PAD)
+        self.tgt_embed = nn.Embedding(tgt_vocab, embed, padding_idx=PAD)
+        self.src_pos = nn.Embedding(max_src_len, embed) if positions == "learned" else None
+        self.tgt_pos = nn.Embedding(max_src_len + 1, embed) if positions == "learned" else None
+        stacks = nn.Transformer(d_model=embed, nhead=heads, num_encoder_layers=layers, num_decoder_layers=layers,
+                                dim_feedforward=ff, dropout=0.0, batch_first=True, norm_first=norm_first)
+        self.encoder, self.decoder = stacks.encoder, stacks.decoder
+        self.out = nn.Linear(embed, tgt_vocab)
+
+    def embed(self, table, positions, ids):  # ids (B, L) -> (B, L, d)
+        L = ids.shape[1]
+        x = table(ids) * math.sqrt(self.d)
+        if positions is None:
+            return x + sinusoidal_positions(L, self.d, x.dtype)
+        if L > positions.num_embeddings:
+            raise ValueError(f"transformer: position {L - 1} is beyond the {positions.num_embeddings} learned positions")
+        return x + positions.weight[:L]
+
+    def encode(self, src):  # src (B, S) ids of one length -> memory (B, S, d)
+        return self.encoder(self.embed(self.src_embed, self.src_pos, src))
+
+    def next_token(self, memory, prefix):
+        """The decoder run over the whole prefix (B, T) of target ids, <bos> first, with the causal
+        mask: -> (logits of the last position (B, V), the last layer's cross-attention weights of the
+        last position averaged over the heads (B, S), as `heed predict` shows them)."""
+        T = prefix.shape[1]
+        causal = torch.triu(torch.full((T, T), float("-inf"), dtype=memory.dtype), diagonal=1)
+        seen = []  # the last layer's cross-attention inputs (query, key, value), recorded by a hook
+        last = self.decoder.layers[-1].multihead_attn
+        hook = last.register_forward_hook(lambda module, inputs, output: seen.append(inputs))
+        try:
+            h = self.decoder(self.embed(self.tgt_embed, self.tgt_pos, prefix), memory, tgt_mask=causal)
+        finally:
+            hook.remove()
+        query, key, value = seen[0]
+        _, weights = last(query, key, value, need_weights=True, average_attn_weights=True)  # (B, T, S)
+        return self.out(h[:, -1]), weights[:, -1]
 
 
 def make_optimizer(model, lr=3e-3):
