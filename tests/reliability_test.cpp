@@ -1,4 +1,4 @@
-// Reliability: what heed promises when it meets mistakes and accidents (README, "What heed
+// Reliability: what heed promises when it meets mistakes and accidents (docs/testing.md, "What heed
 // promises"). Sizes that cannot fit are refused before anything is allocated; training stops at
 // the first non-finite number and names it; no checkpoint holds a NaN; a save is atomic even when
 // the process dies half-way; nothing leaks, not even on the error paths. The command line's
