@@ -139,23 +139,28 @@ def greedy(model, src_ids, max_steps):
     tokens, attention, log_prob = [], [], 0.0
     if isinstance(model, Transformer):
         memory = model.encode(src)
-        step = lambda: model.next_token(memory, torch.tensor([[BOS] + tokens]))  # noqa: E731
+
+        def step(prev):  # the decoder reads the whole prefix again: nn.TransformerDecoder keeps no cache
+            return model.next_token(memory, torch.tensor([[BOS] + tokens]))
     else:
         states, state, mask = model.encode(src, [len(src_ids)])
         keys = model.attention.prepare(states) if model.attention is not None else None
-        def step():  # noqa: E306
+
+        def step(prev):  # one step of the recurrent decoder, carrying its state
             nonlocal state
-            o, state, w = model.step(torch.tensor([tokens[-1] if tokens else BOS]), state, states, keys, mask)
+            o, state, w = model.step(torch.tensor([prev]), state, states, keys, mask)
             return model.out(o), w
+
+    prev = BOS
     for _ in range(max_steps):
-        logits, w = step()
+        logits, w = step(prev)
         logp = torch.log_softmax(logits, 1)[0]
-        token = int(torch.argmax(logp))
-        tokens.append(token)
-        log_prob += float(logp[token])
+        prev = int(torch.argmax(logp))
+        tokens.append(prev)
+        log_prob += float(logp[prev])
         if w is not None:
             attention.append([float(x) for x in w[0]])
-        if token == EOS:
+        if prev == EOS:
             break
     return tokens, attention, log_prob
 
