@@ -111,6 +111,7 @@ class Checker {
         said_depth = true;
       }
       if (c == '$' && block) fail(line, "a `$` inside a ```math block (the block is math already; MathJax shows the `$`)");
+      if (c == '|' && table) fail(line, "`|` in `" + shown + "` on a table row: a cell boundary (write \\vert or \\mid)");
       if (!plain) continue;
       if (c == '*') fail(line, "`*` in `$" + shown + "$`: Markdown may read it as emphasis (write \\ast, or the $`...`$ form)");
       if (c == '_' && (i == 0 || !is_alnum(tex[i - 1])))
@@ -118,7 +119,6 @@ class Checker {
                        "$`: GitHub's Markdown can pair it with another `_` as emphasis (use the $`...`$ form)");
       if (c == '<' && i + 1 < tex.size() && (is_alpha(tex[i + 1]) || tex[i + 1] == '/' || tex[i + 1] == '!'))
         fail(line, "`<` before a letter in `$" + shown + "$`: Markdown reads an HTML tag (write \\lt)");
-      if (c == '|' && table) fail(line, "`|` in `$" + shown + "$` on a table row: a cell boundary (write \\vert or \\mid)");
     }
     if (depth > 0) fail(line, "a `{` is never closed in `" + shown + "`");
     if (lefts > 0) fail(line, "`\\left` without its `\\right` in `" + shown + "`");
