@@ -144,7 +144,8 @@ TEST_SUITE("docs") {
     // Converted from ASCII equations to GitHub math; a chapter joins the list when its own are.
     const std::vector<std::string> converted = {"tutorials/03_gradient_checking/README.md",
                                                 "tutorials/06_seq2seq/README.md", "tutorials/07_additive_attention/README.md",
-                                                "tutorials/11_translation/README.md", "tutorials/12_attention_zoo/README.md"};
+                                                "tutorials/11_translation/README.md", "tutorials/12_attention_zoo/README.md",
+                                                "tutorials/13_transformer/README.md", "docs/models.md"};
     for (const std::string& file : converted) {
       REQUIRE(fs::is_regular_file(file));
       for (const std::string& left : displayed_ascii_math(heed::slurp(file))) FAIL_CHECK(file << ":" << left);
