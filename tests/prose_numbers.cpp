@@ -97,7 +97,7 @@ std::vector<std::string> unquoted_numbers(const std::vector<std::string>& lines)
   std::vector<double> shown;       // every number of the marked blocks
   std::set<std::string> exempt;    // the numbers of the not-output comments, as written
   std::vector<std::pair<size_t, Number>> prose;
-  bool in_block = false, marked = false;
+  bool in_block = false, marked = false, math = false;
   for (size_t k = 0; k < lines.size(); ++k) {
     const std::string& line = lines[k];
     if (is_fence(line)) {
@@ -105,11 +105,13 @@ std::vector<std::string> unquoted_numbers(const std::vector<std::string>& lines)
         const std::string prev = k > 0 ? lines[k - 1] : "";
         marked = starts_with(prev, "<!-- output:") || starts_with(prev, "<!-- output-full:") ||
                  starts_with(prev, "<!-- code:");
+        // A ```math block is a displayed equation: its numbers are the prose's.
+        math = line.substr(line.find_first_not_of(" \t")) == "```math";
       }
       in_block = !in_block;
       continue;
     }
-    if (in_block) {
+    if (in_block && !math) {
       if (marked)
         for (const Number& n : numbers(line, false)) shown.push_back(n.value);
       continue;

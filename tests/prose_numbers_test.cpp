@@ -34,6 +34,21 @@ TEST_SUITE("chapter_check") {
     CHECK(caught("-0.034", "0.034") == 0);  // the sign is the prose's to drop
   }
 
+  TEST_CASE("prose numbers: a displayed equation (```math) is prose; its numbers are read like the text's") {
+    const std::vector<std::string> readme = {
+        "<!-- output: -->",                                       // 1
+        "```",                                                    // 2
+        "weights 0.306 0.074 0.620; output 0.926 1.389",          // 3
+        "```",                                                    // 4
+        "```math",                                                // 5
+        "0.306 \\cdot (1, 0) + 0.074 \\cdot (0, 2) = (0.927, 1.389)",  // 6: 0.927 is not shown
+        "```",                                                    // 7
+    };
+    std::vector<std::string> m = unquoted_numbers(readme);
+    REQUIRE(m.size() == 1);
+    CHECK(m[0].find("line 6: the prose quotes 0.927,") == 0);
+  }
+
   TEST_CASE("prose numbers: unmarked blocks do not count, not-output comments exempt, section numbers are skipped") {
     const std::vector<std::string> readme = {
         "```",  // an unmarked block shows nothing the check holds
