@@ -1,4 +1,7 @@
 # heed: build, test, run. `make help` lists the targets.
+#   make heed           the heed program alone (build/heed); make heed-float: its float twin (build-float/heed)
+#   make install        heed as a library: headers, libheed.a, libheed-float.a, pkg-config files
+#                       (PREFIX=/usr/local, DESTDIR honoured; docs/library.md); make uninstall removes them
 #   make run            train the default demo (attention on reverse) and show what it learned
 #   make test           build everything and run every test (installs doctest if needed)
 #   make tutorials      run every chapter program (ARGS=--quick for the short versions)
@@ -19,10 +22,11 @@
 #   make test-gcc11     build with g++ 11 (Ubuntu 22.04's, WSL's) in build-gcc11/ and run every test
 #   make test-aarch64   cross-build for ARM64 in build-aarch64/ and run a subset under qemu-user
 #   make same-bits      train one model with one seed under g++, clang++, clang++ with libc++ and ARM64: same bytes?
-#   make clean          remove build/, build-float/, build-clang/, build-libcxx/, build-gcc11/, build-aarch64/ and build-yours/
+#   make clean          remove build/, build-float/, build-clang/, build-libcxx/, build-gcc11/, build-aarch64/, build-O0/ and build-yours/
 #   make compile_commands.json  the compile commands, for clangd and editors (make format: clang-format)
 #
 # Builds run on every core by default (JOBS=N or make -jN to choose; -j1 for one at a time).
+# The quality checks (sanitize, fuzz, the other compilers and ARM64, same-bits) are in mk/qa.mk.
 
 # Parallel unless the command line chose: make's own -j, else one job per core.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -49,6 +53,20 @@ LDFLAGS  ?=
 BASEFLAGS := -std=c++20 -ffp-contract=off -Wall -Wextra -Wpedantic -I. -MMD -MP
 BUILD    := build
 
+# ---- The flags stamp: a change of compiler or flags rebuilds.
+# $(BUILD)/flags holds the compiler and flags the objects of $(BUILD) were built with; every object
+# depends on it, and make rewrites it (so makes it newer than the objects) when it starts with
+# other ones. So `make CXXFLAGS='-O0 -g'` after a plain make compiles everything again, and a plain
+# make after that too, rather than archiving objects of two kinds into one library.
+# (:=, taken once here: the additions some targets make to BASEFLAGS, such as doctest's folder for
+# the tests, are not the build's flags.)
+FLAGS_STAMP := $(BUILD)/flags
+FLAGS_NOW   := $(strip $(CXX) $(BASEFLAGS) $(CXXFLAGS) | $(LDFLAGS))
+ifneq ($(strip $(shell cat $(FLAGS_STAMP) 2>/dev/null)),$(FLAGS_NOW))
+$(shell mkdir -p $(BUILD) && printf '%s\n' '$(subst ','\'',$(FLAGS_NOW))' >$(FLAGS_STAMP))
+endif
+# ---- (end of the flags stamp)
+
 # The kernel sets (tensor/kernels.h): the product and the vector math are compiled once per set,
 # each into its own namespace, with the set's instruction set in place of ARCH; the program picks
 # one when it runs. x86-64 targets get four sets, others (ARM64) one, for the target.
@@ -69,6 +87,9 @@ CHAPTER_BINS := $(foreach c,$(CHAPTERS),$(BUILD)/tutorial-$(firstword $(subst _,
 NEWEST    := $(lastword $(CHAPTERS))
 
 LIB       := $(BUILD)/libheed.a
+# The float build's folder and library (see `float` below).
+FLOAT_BUILD := build-float
+FLOAT_LIB   := $(FLOAT_BUILD)/libheed.a
 HEED      := $(if $(wildcard tools/heed.cpp),$(BUILD)/heed)
 TESTS     := $(BUILD)/tests
 # doctest, the test framework (one header): Debian's doctest-dev, or Homebrew's doctest on macOS.
@@ -78,8 +99,8 @@ DOCTEST_I := $(if $(filter /usr/include/%,$(DOCTEST)),,-isystem $(patsubst %/doc
 
 obj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(1))
 
-.PHONY: figures all test run tutorials bench clean help doctest check-chapters sanitize fuzz fuzz-toolchain \
-  float test-float test-clang test-libcxx test-gcc11 test-aarch64 same-bits compile_commands.json format show-makeflags
+.PHONY: figures all test run tutorials bench clean help doctest check-chapters float heed heed-float \
+  install uninstall compile_commands.json format show-makeflags
 .DEFAULT_GOAL := all
 
 all: $(LIB) $(HEED) $(TESTS) $(CHAPTER_BINS)
@@ -87,7 +108,7 @@ all: $(LIB) $(HEED) $(TESTS) $(CHAPTER_BINS)
 include exercises/exercises.mk
 include exercises/yours.mk
 
-$(BUILD)/obj/%.o: %.cpp
+$(BUILD)/obj/%.o: %.cpp $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) $(BASEFLAGS) $(CXXFLAGS) -c $< -o $@
 
@@ -97,7 +118,7 @@ $(BUILD)/obj/%.o: %.cpp
 # nm checks that each defines no weak function (W) outside its own set's namespace. Weak data (V:
 # the typeinfo objects clang's -fsanitize=function emits, say) holds no instructions and may be shared.
 define kernel_set_rule
-$(BUILD)/obj/tensor/%.$(1).o: tensor/%.cpp
+$(BUILD)/obj/tensor/%.$(1).o: tensor/%.cpp $(FLAGS_STAMP)
 	@mkdir -p $$(dir $$@)
 	$$(CXX) $$(BASEFLAGS) $$(filter-out -march=% -mtune=%,$$(CXXFLAGS)) $$(KERNEL_FLAGS_$(1)) -DHEED_KERNEL_SET=$(1) -c $$< -o $$@
 	@shared=$$$$(nm -C --defined-only $$@ | grep -E ' [Ww] ' | grep -v 'heed::kernel_set::$(1)::'); \
@@ -126,6 +147,8 @@ $(TESTS): $(call obj,$(TEST_SRCS)) $(LIB)
 $(BUILD)/tutorial-%: $$(call obj,$$(wildcard tutorials/$$*_*/main.cpp)) $(LIB)
 	$(CXX) $(CXXFLAGS) $(filter %.o %.a,$^) -o $@ $(LDFLAGS)
 
+# make test installs doctest when it is missing, saying first what it installs and why, and how
+# (sudo asks for a password only after that).
 $(DOCTEST):
 	@if [ "$$(uname -s)" = Darwin ]; then \
 	   echo "heed: doctest is missing; install it with Homebrew: brew install doctest" >&2; exit 1; fi; \
@@ -133,7 +156,8 @@ $(DOCTEST):
 	   echo "heed: doctest is missing; install your system's doctest package (doctest/doctest.h)" >&2; exit 1; fi; \
 	 if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; \
 	 else echo "heed: doctest is missing; install it with: apt-get install doctest-dev (as root)" >&2; exit 1; fi; \
-	 echo "heed: installing doctest-dev (the test framework)"; \
+	 echo "heed: the tests need doctest (the test framework, one header: doctest/doctest.h), which is missing."; \
+	 echo "heed: installing Debian's doctest-dev: $${SUDO:+$$SUDO }apt-get install doctest-dev$${SUDO:+ (sudo may ask for your password)}"; \
 	 $$SUDO apt-get install -y -qq doctest-dev >/dev/null 2>&1 || \
 	 { $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq doctest-dev; } || \
 	 { echo "heed: could not install doctest-dev; run: apt-get install doctest-dev" >&2; exit 1; }
@@ -146,7 +170,8 @@ doctest: $(DOCTEST)
 # suite in a class's edition (make student-edition, exercises/README.md) built in
 # build/student-edition from these objects: so the edition is known to work, and no test runs twice.
 # The last doctest summary is the edition's, every suite but the exercises'.
-test: $(TESTS) $(CHAPTER_BINS) $(HEED)
+# (The float library too: the install test builds an example against it.)
+test: $(TESTS) $(CHAPTER_BINS) $(HEED) $(FLOAT_LIB)
 ifneq ($(EX_FULL),)
 	@echo "$(TESTS): the exercises' suite (self-test, results document, grading script, syllabus)"
 	@$(TESTS) --no-intro -ts=exercises
@@ -208,200 +233,76 @@ bench: $(BUILD)/heed
 	@set -e; for c in $(BENCH_CONFIGS); do for m in $(BENCH_MODELS); do \
 	  $(BUILD)/heed bench --config $$c --model $$m; done; done
 
-# A doctest program's selected cases in SHARDS pieces (--first/--last of one shuffled order: the
-# same seed in every piece, so the pieces are complementary), run JOBS at a time, the next piece
-# starting as soon as one ends, so that a few long cases cannot leave one core idle. Prints each
-# piece's summary (and the whole report of a piece that failed); fails if any piece failed.
-#   $(call shards,ENV,PROGRAM,FILTERS,LOGDIR)   (bash: the recipe's SHELL must be bash)
-SHARDS ?= 8
-shards = rm -rf $(4); mkdir -p $(4); n=$$($(1) $(2) $(3) --count | sed -n 's/.*filters: *\([0-9]*\)$$/\1/p'); \
-  [ "$${n:-0}" -gt 0 ] || { echo "$(2): no test case selected ($(3))" >&2; exit 1; }; \
-  echo "$(2): $$n cases in $(SHARDS) pieces, $(JOBS) at a time"; \
-  for i in $$(seq 1 $(SHARDS)); do \
-    while [ $$(jobs -rp | wc -l) -ge $(JOBS) ]; do wait -n || true; done; \
-    first=$$(( (i - 1) * n / $(SHARDS) + 1 )); last=$$(( i * n / $(SHARDS) )); [ $$last -ge $$first ] || continue; \
-    { $(1) $(2) $(3) --order-by=rand --rand-seed=1 --first=$$first --last=$$last >$(4)/$$i.log 2>&1 || \
-      echo "$$first-$$last" >$(4)/$$i.failed; } & \
-  done; wait; \
-  for i in $$(seq 1 $(SHARDS)); do \
-    first=$$(( (i - 1) * n / $(SHARDS) + 1 )); last=$$(( i * n / $(SHARDS) )); \
-    [ $$last -ge $$first ] || continue; \
-    if [ -f $(4)/$$i.failed ]; then echo "== cases $$first-$$last: FAILED"; cat $(4)/$$i.log; \
-    else echo "== cases $$first-$$last: $$(grep -E '^\[doctest\] assertions' $(4)/$$i.log)"; fi; \
-  done; ! ls $(4)/*.failed >/dev/null 2>&1
-
-# Sanitizers: the same sources rebuilt by clang++ (SAN_CXX) in build/sanitize (HEED_BUILD tells the
-# tests where the programs are), then the whole suite (every chapter's quick run compared with its
-# text included) in pieces, two at a time, and a short train/eval/predict. Built by clang, so that this one
-# build also holds every file to a second compiler (make test-clang runs the suite at -O2 too).
-# Every process writes its reports to build/sanitize/reports; one report file, or any failure,
-# fails the target. SAN_CXX=g++ sanitizes with GCC's runtime instead. -g1: line tables only,
-# enough for a report's stack to name files and lines, and much quicker to build than -g.
-SAN_CXX   ?= $(CLANG)
-SAN_BUILD := build/sanitize
-SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-SAN_LOG   := $(CURDIR)/$(SAN_BUILD)/reports
-SAN_ENV   := HEED_BUILD=$(SAN_BUILD) \
-  ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:log_path=$(SAN_LOG)/asan \
-  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(SAN_LOG)/ubsan
-SAN_CLI   := $(SAN_BUILD)/cli
-sanitize test-aarch64: SHELL := /bin/bash
-sanitize: | $(DOCTEST)
-	$(MAKE) BUILD=$(SAN_BUILD) CXX="$(SAN_CXX)" CXXFLAGS="-O1 -g1 $(ARCH) $(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
-	  all $(if $(EX_FULL),$(SAN_BUILD)/exercise-selftest $(SAN_BUILD)/exercise-01)
-	@rm -rf $(SAN_LOG) $(SAN_CLI) && mkdir -p $(SAN_LOG) $(SAN_CLI)
-	@status=0; \
-	 { $(call shards,$(SAN_ENV),$(SAN_BUILD)/tests,--no-intro,$(SAN_BUILD)/shards); } || status=1; \
-	 echo "== heed train, eval, predict (sanitized)"; \
-	 $(SAN_ENV) $(SAN_BUILD)/heed train --task reverse --model additive --min-len 2 --max-len 5 --embed 8 \
-	   --hidden 16 --batch 8 --steps 40 --eval-samples 40 --save $(SAN_CLI)/m.safetensors >/dev/null || status=1; \
-	 $(SAN_ENV) $(SAN_BUILD)/heed eval --load $(SAN_CLI)/m.safetensors --lengths 2,6 --samples 20 >/dev/null || status=1; \
-	 $(SAN_ENV) $(SAN_BUILD)/heed predict --load $(SAN_CLI)/m.safetensors --svg $(SAN_CLI)/a.svg "3 1 4" >/dev/null || status=1; \
-	 $(SAN_ENV) $(SAN_BUILD)/heed train --hidden 1000000000 2>/dev/null; [ $$? -eq 2 ] || status=1; \
-	 if [ -n "$$(ls -A $(SAN_LOG))" ]; then cat $(SAN_LOG)/*; echo "sanitize: reports above" >&2; status=1; fi; \
-	 if [ $$status -eq 0 ]; then echo "sanitize: clean (no ASan, LSan or UBSan report)"; fi; exit $$status
-
-# Fuzzing with clang's libFuzzer (+ ASan, UBSan): each tests/fuzz/NAME_fuzz.cpp is linked with
-# the library and tool sources compiled by clang into build/fuzz, then runs FUZZ_SECONDS from
-# its seeds in tests/fuzz/corpus/NAME (new inputs go to build/fuzz/corpus/NAME, a failing input
-# to build/fuzz/found/NAME-crash-*, -oom-, -timeout-). Each one found becomes a regression test.
-FUZZ_SECONDS ?= 30
-FUZZ_CXX     ?= clang++
-FUZZ_BUILD   := build/fuzz
-FUZZ_FLAGS   := -O1 -g $(ARCH) -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_NAMES   := $(patsubst tests/fuzz/%_fuzz.cpp,%,$(wildcard tests/fuzz/*_fuzz.cpp))
-FUZZ_OBJS    := $(patsubst %.cpp,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS) $(TOOL_SRCS))
-
-$(FUZZ_BUILD)/obj/%.o: %.cpp | fuzz-toolchain
-	@mkdir -p $(dir $@)
-	$(FUZZ_CXX) $(BASEFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
-
-# The kernel sets too (tensor/kernels.h picks one at run time, so every set is linked), each with
-# its own instruction flags, as for the library.
-FUZZ_KERNEL_OBJS := $(foreach s,$(KERNEL_SETS),$(patsubst %.cpp,$(FUZZ_BUILD)/obj/%.$(s).o,$(KERNEL_SRCS)))
-define fuzz_kernel_rule
-$(FUZZ_BUILD)/obj/tensor/%.$(1).o: tensor/%.cpp | fuzz-toolchain
-	@mkdir -p $$(dir $$@)
-	$$(FUZZ_CXX) $$(BASEFLAGS) $$(filter-out -march=% -mtune=%,$$(FUZZ_FLAGS)) $$(KERNEL_FLAGS_$(1)) -DHEED_KERNEL_SET=$(1) -fsanitize=fuzzer-no-link -c $$< -o $$@
-endef
-$(foreach s,$(KERNEL_SETS),$(eval $(call fuzz_kernel_rule,$(s))))
-# Kept between runs (make would otherwise delete them as intermediates and compile them all again).
-.SECONDARY: $(FUZZ_OBJS) $(FUZZ_KERNEL_OBJS) $(foreach n,$(FUZZ_NAMES),$(FUZZ_BUILD)/obj/tests/fuzz/$(n)_fuzz.o)
-
-$(FUZZ_BUILD)/%_fuzz: $(FUZZ_BUILD)/obj/tests/fuzz/%_fuzz.o $(FUZZ_OBJS) $(FUZZ_KERNEL_OBJS)
-	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@
-
-fuzz: $(foreach n,$(FUZZ_NAMES),$(FUZZ_BUILD)/$(n)_fuzz)
-	@set -e; for n in $(FUZZ_NAMES); do \
-	  mkdir -p $(FUZZ_BUILD)/corpus/$$n $(FUZZ_BUILD)/found; rm -f $(FUZZ_BUILD)/found/$$n-*; \
-	  echo "== fuzz $$n for $(FUZZ_SECONDS)s"; \
-	  dict=; [ -f tests/fuzz/$$n.dict ] && dict=-dict=tests/fuzz/$$n.dict; \
-	  $(FUZZ_BUILD)/$${n}_fuzz $$dict -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
-	    -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/found/$$n- \
-	    $(FUZZ_BUILD)/corpus/$$n tests/fuzz/corpus/$$n >$(FUZZ_BUILD)/$$n.log 2>&1 && ok=1 || ok=0; \
-	  grep -E '^(Done |#[0-9]+.*DONE)' $(FUZZ_BUILD)/$$n.log || true; \
-	  if [ $$ok = 0 ]; then tail -n 40 $(FUZZ_BUILD)/$$n.log; \
-	    echo "fuzz $$n failed; failing inputs are in $(FUZZ_BUILD)/found: make each a regression test" >&2; exit 1; fi; \
-	done
-
-# libFuzzer's runtime comes with clang (Debian: clang and libclang-rt-14-dev); installed when missing.
-fuzz-toolchain:
-	@printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }\n' > /tmp/heed-fuzz-probe.cpp
-	@$(FUZZ_CXX) -fsanitize=fuzzer /tmp/heed-fuzz-probe.cpp -o /tmp/heed-fuzz-probe 2>/dev/null || { \
-	 if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; \
-	 else echo "heed: libFuzzer is missing; install it with: apt-get install clang libclang-rt-14-dev (as root)" >&2; exit 1; fi; \
-	 echo "heed: installing clang's libFuzzer runtime"; \
-	 { $$SUDO apt-get install -y -qq clang libclang-rt-14-dev >/dev/null 2>&1 || \
-	   { $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq clang libclang-rt-14-dev; }; } && \
-	 $(FUZZ_CXX) -fsanitize=fuzzer /tmp/heed-fuzz-probe.cpp -o /tmp/heed-fuzz-probe || \
-	 { echo "heed: could not install libFuzzer; run: apt-get install clang libclang-rt-14-dev" >&2; exit 1; }; }
-	@rm -f /tmp/heed-fuzz-probe /tmp/heed-fuzz-probe.cpp
-
-# The float build: the same sources with heed::real = float (-DHEED_REAL_FLOAT, tensor/tensor.h),
+# The float build: the same sources with heed::real = float (-DHEED_REAL_FLOAT, tensor/real.h),
 # in build-float/ (its objects never mix with build/'s doubles). Its kernels take 8 floats a vector
 # where the default takes 4 doubles, and it writes F32 checkpoints. `build-float/heed bench` times
 # it. Its tests skip, with the reason, what only double can hold: gradient checks (chapter 03),
 # bit-identical golden hashes and the chapters' printed outputs.
-FLOAT_BUILD := build-float
+# (+: a sub-make, which shares this make's jobs, also under make -n.)
+FLOAT_MAKE   = $(MAKE) BUILD=$(FLOAT_BUILD) CXXFLAGS="$(CXXFLAGS) -DHEED_REAL_FLOAT"
 float: | $(DOCTEST)
-	$(MAKE) BUILD=$(FLOAT_BUILD) CXXFLAGS="$(CXXFLAGS) -DHEED_REAL_FLOAT" all
+	+$(FLOAT_MAKE) all
 
-test-float: float
-	@echo "$(FLOAT_BUILD)/tests: every suite, in float"
-	@HEED_BUILD=$(FLOAT_BUILD) $(FLOAT_BUILD)/tests --no-intro
-	@echo "Skipped in float, each test marked with its reason (tests/precision.h): gradient checks, the"
-	@echo "golden hashes and bytes of double arithmetic, the chapters' printed outputs, PyTorch float64 to 1e-12."
+# ---- The program alone: make heed (build/heed) and make heed-float (build-float/heed), without
+# the tests and chapters that plain make also builds.
+heed: $(BUILD)/heed
+heed-float:
+	+$(FLOAT_MAKE) $(FLOAT_BUILD)/heed
+# The float library, for make install and its test (a sub-make: its objects are build-float's).
+ifneq ($(BUILD),$(FLOAT_BUILD))
+.PHONY: $(FLOAT_LIB)  # (the sub-make decides whether anything is to be done)
+$(FLOAT_LIB):
+	+@$(FLOAT_MAKE) --no-print-directory $(FLOAT_LIB)
+endif
+# ---- (end of the program alone)
 
-# Other compilers and architectures, each in a folder of its own (objects never mix with build/).
-# HEED_BUILD tells the tests where the programs are; HEED_RUN what runs them (qemu for ARM64).
-CLANG       ?= clang++
-AARCH64_CXX ?= aarch64-linux-gnu-g++
-QEMU        ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
-test-clang: | $(DOCTEST)
-	$(MAKE) BUILD=build-clang CXX="$(CLANG)" all $(if $(EX_FULL),build-clang/exercise-selftest build-clang/exercise-01)
-	HEED_BUILD=build-clang build-clang/tests
+# ---- heed as a library: make install [PREFIX=/usr/local] [DESTDIR=staging folder]
+# writes, under $(DESTDIR)$(PREFIX):
+#   include/heed/tensor/, autograd/, nn/, models/, io/, viz/   the library's headers, each
+#       #include "nn/linear.h" rewritten as #include "heed/nn/linear.h" (a program's own nn/ or io/
+#       folder cannot be taken for heed's); a program includes <heed/nn/linear.h>
+#   lib/libheed.a, lib/libheed-float.a                  the library, reals double and float
+#   lib/pkgconfig/heed.pc, heed-float.pc                 the flags a program needs:
+#       pkg-config --cflags --libs heed   (C++20, -ffp-contract=off, -I, -L, -l; the float one adds
+#       -DHEED_REAL_FLOAT). docs/library.md shows a program built with it; examples/ has two.
+# The libraries are built as make builds build/ (CXXFLAGS; ARCH: the instruction set of this machine).
+# make uninstall removes exactly these files, then the folders under include/heed if they are empty.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INSTALL_DIRS    := tensor autograd nn models io viz
+INSTALL_HEADERS := $(sort $(wildcard $(addsuffix /*.h,$(INSTALL_DIRS))))
+INSTALL_TO       = $(DESTDIR)$(PREFIX)
+# The sed program that rewrites a header's includes of heed's own folders.
+INSTALL_REWRITE := s,^([[:space:]]*\#[[:space:]]*include[[:space:]]*")($(subst $(eval) ,|,$(INSTALL_DIRS)))/,\1heed/\2/,
+# $(call pkg_config,NAME,DESCRIPTION,EXTRA CFLAGS): a pkg-config file's text, lines as printf's arguments.
+pkg_config = 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' 'Name: $(1)' \
+  'Description: heed, an autodiff framework that teaches attention ($(2))' 'Version: 0.3' \
+  'Cflags: -std=c++20 -ffp-contract=off$(3) -I$${includedir}' 'Libs: -L$${libdir} -l$(1)'
+install: $(LIB) $(FLOAT_LIB)
+	@set -e; to='$(INSTALL_TO)'; \
+	 for h in $(INSTALL_HEADERS); do \
+	   mkdir -p "$$to/include/heed/$${h%/*}"; \
+	   sed -E '$(INSTALL_REWRITE)' "$$h" >"$$to/include/heed/$$h"; chmod 644 "$$to/include/heed/$$h"; \
+	 done; \
+	 mkdir -p "$$to/lib/pkgconfig"; \
+	 cp $(LIB) "$$to/lib/libheed.a"; cp $(FLOAT_LIB) "$$to/lib/libheed-float.a"; \
+	 chmod 644 "$$to/lib/libheed.a" "$$to/lib/libheed-float.a"; \
+	 printf '%s\n' $(call pkg_config,heed,reals are double) >"$$to/lib/pkgconfig/heed.pc"; \
+	 printf '%s\n' $(call pkg_config,heed-float,reals are float, -DHEED_REAL_FLOAT) >"$$to/lib/pkgconfig/heed-float.pc"; \
+	 echo "installed heed in $$to: include/heed/ ($(words $(INSTALL_HEADERS)) headers), lib/libheed.a, lib/libheed-float.a, lib/pkgconfig/heed.pc, heed-float.pc"
+uninstall:
+	@to='$(INSTALL_TO)'; \
+	 rm -f $(foreach h,$(INSTALL_HEADERS),"$$to/include/heed/$(h)") "$$to/lib/libheed.a" "$$to/lib/libheed-float.a" \
+	   "$$to/lib/pkgconfig/heed.pc" "$$to/lib/pkgconfig/heed-float.pc"; \
+	 for d in $(INSTALL_DIRS); do rmdir "$$to/include/heed/$$d" 2>/dev/null; done; \
+	 rmdir "$$to/include/heed" 2>/dev/null; \
+	 echo "removed heed's files from $$to"
+# ---- (end of heed as a library)
 
-# The oldest toolchains heed supports, each in its own folder and running the whole suite: clang++
-# with libc++, the C++ library of macOS's Apple clang (Debian: clang, libc++-14-dev,
-# libc++abi-14-dev), and g++ 11, Ubuntu 22.04's and so WSL's (Debian: g++-11). heed uses no
-# standard-library feature that either lacks; these targets are what holds it to that. Nothing is
-# installed here: a missing toolchain stops with the packages to install (.ci/run installs them).
-LIBCXX_CXX ?= clang++ -stdlib=libc++
-GCC11_CXX  ?= g++-11
-# $(call need_toolchain,COMPILER,PACKAGES): stops with a message unless COMPILER builds and links
-# a C++20 program.
-need_toolchain = printf '\043include <version>\nint main() { return 0; }\n' >/tmp/heed-probe-$$$$.cpp; \
-  $(1) -std=c++20 /tmp/heed-probe-$$$$.cpp -o /tmp/heed-probe-$$$$ >/dev/null 2>&1; ok=$$?; \
-  rm -f /tmp/heed-probe-$$$$ /tmp/heed-probe-$$$$.cpp; \
-  [ $$ok -eq 0 ] || { echo "heed: '$(1)' cannot build a C++20 program; on Debian or Ubuntu: sudo apt-get install $(2)" >&2; exit 1; }
-test-libcxx: | $(DOCTEST)
-	@$(call need_toolchain,$(LIBCXX_CXX),clang libc++-14-dev libc++abi-14-dev)
-	$(MAKE) BUILD=build-libcxx CXX="$(LIBCXX_CXX)" all $(if $(EX_FULL),build-libcxx/exercise-selftest build-libcxx/exercise-01)
-	HEED_BUILD=build-libcxx build-libcxx/tests
-test-gcc11: | $(DOCTEST)
-	@$(call need_toolchain,$(GCC11_CXX),g++-11)
-	$(MAKE) BUILD=build-gcc11 CXX="$(GCC11_CXX)" all $(if $(EX_FULL),build-gcc11/exercise-selftest build-gcc11/exercise-01)
-	HEED_BUILD=build-gcc11 build-gcc11/tests
-
-# Emulation is tens of times slower, so ARM64 runs what can tell two machines apart: the kernels,
-# every gradient check and numerical test, the fixed-seed checkpoint hashes and the CLI, in two
-# pieces, one qemu per core. Left out, as minutes each under qemu: the long trainings (learning,
-# alignment, tagger, threading), the chapter programs (their outputs are the x86 build's, byte for
-# byte, as make same-bits shows for a training), the exercises' self-test, and the PyTorch loader
-# (x86 Python reading the same bytes). And heed bench --sweep's run, whose heed starts heed again:
-# a child of an emulated program runs natively unless binfmt_misc hands it to qemu.
-AARCH64_SKIP ?= learning:*,alignment:*,*few hundred steps*,tagger:*,*another thread*,chapter *,heed bench --sweep: a point*
-AARCH64_TESTS ?= -tce='$(AARCH64_SKIP)' -tse='exercises,ch04_pytorch,chapter_check'
-test-aarch64: | $(DOCTEST)
-	$(MAKE) BUILD=build-aarch64 CXX="$(AARCH64_CXX)" build-aarch64/tests build-aarch64/heed
-	@$(call shards,HEED_BUILD=build-aarch64 HEED_RUN="$(QEMU)" $(QEMU),build-aarch64/tests,$(AARCH64_TESTS) --no-intro,build-aarch64/shards)
-
-# The promise across machines: the same training, byte for byte the same checkpoint. The clang++
-# program is build-clang/heed (-O2), or any other given as SAME_BITS_CLANG: CI gives make
-# sanitize's (clang++ -O1 under ASan and UBSan), which it has built already. The clang++ and
-# libc++ program is make test-libcxx's (built here if missing).
-SAME_BITS_RUN := train --task reverse --model additive --min-len 3 --max-len 8 --embed 16 --hidden 32 \
-  --batch 16 --steps 200 --seed 7 --eval-samples 100
-SAME_BITS_CLANG ?= build-clang/heed
-same-bits: $(BUILD)/heed
-	$(if $(filter build-clang/heed,$(SAME_BITS_CLANG)),$(MAKE) BUILD=build-clang CXX="$(CLANG)" build-clang/heed,\
-	  @test -x $(SAME_BITS_CLANG) || { echo "same-bits: $(SAME_BITS_CLANG) is not built" >&2; exit 1; })
-	@$(call need_toolchain,$(LIBCXX_CXX),clang libc++-14-dev libc++abi-14-dev)
-	$(MAKE) BUILD=build-libcxx CXX="$(LIBCXX_CXX)" build-libcxx/heed
-	$(MAKE) BUILD=build-aarch64 CXX="$(AARCH64_CXX)" build-aarch64/heed
-	@mkdir -p $(BUILD)/same-bits
-	$(BUILD)/heed $(SAME_BITS_RUN) --save $(BUILD)/same-bits/gxx.safetensors >/dev/null
-	$(SAME_BITS_CLANG) $(SAME_BITS_RUN) --save $(BUILD)/same-bits/clang.safetensors >/dev/null
-	build-libcxx/heed $(SAME_BITS_RUN) --save $(BUILD)/same-bits/libcxx.safetensors >/dev/null
-	$(QEMU) build-aarch64/heed $(SAME_BITS_RUN) --save $(BUILD)/same-bits/aarch64.safetensors >/dev/null
-	cmp $(BUILD)/same-bits/gxx.safetensors $(BUILD)/same-bits/clang.safetensors
-	cmp $(BUILD)/same-bits/gxx.safetensors $(BUILD)/same-bits/libcxx.safetensors
-	cmp $(BUILD)/same-bits/gxx.safetensors $(BUILD)/same-bits/aarch64.safetensors
-	@sha256sum $(BUILD)/same-bits/*.safetensors
-	@echo "same-bits: x86-64 g++ ($(BUILD)/heed), x86-64 clang++ ($(SAME_BITS_CLANG)), x86-64 clang++ with libc++ (build-libcxx/heed) and ARM64 wrote byte-identical checkpoints"
+include mk/qa.mk
 
 clean:
-	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-libcxx build-gcc11 build-aarch64 $(YOURS)
+	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-libcxx build-gcc11 build-aarch64 build-O0 $(YOURS)
 
 # For clangd, VS Code and other editors: one entry per source file with the flags it builds with.
 EDITOR_SRCS = $(LIB_SRCS) $(KERNEL_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(sort $(wildcard tutorials/*/*.cpp)) \

@@ -66,6 +66,21 @@ constexpr int kLanes = kVectorBytes / sizeof(real);
 // The 32-byte vector type of each precision, for the two halves of a 64-byte Vec on AVX2.
 typedef real Half __attribute__((vector_size(32)));
 
+#if defined(__FMA__) && defined(__AVX__)
+// acc + x * y on one 32-byte register (vfmadd231pd, or vfmadd231ps in the float build).
+// Always inlined, also at -O0: a function the compiler emits out of line in a kernel set's object
+// would be one that other objects could share (see the Makefile's check), and a lambda here did
+// just that at -O0. (A template only so that the intrinsics of the other precision are never compiled.)
+template <class H>
+  requires std::is_same_v<H, Half>
+[[gnu::always_inline]] inline H fma32(H a, H b, H c) {
+  if constexpr (sizeof(real) == 8)
+    return _mm256_fmadd_pd(a, b, c);
+  else
+    return _mm256_fmadd_ps(a, b, c);
+}
+#endif
+
 // acc + x * y with one rounding, lane by lane: vfmadd231pd with AVX-512 or AVX2 and FMA (a 64-byte
 // Vec on AVX2, the avx2_wide set, takes two); elsewhere the scalar fmadd per lane, which ARM64 does
 // in hardware. Written out where a kernel wants it: the compiler never fuses on its own.
@@ -82,12 +97,6 @@ template <class V>
   }
 #endif
 #if defined(__FMA__) && defined(__AVX__)
-  auto fma32 = [](auto a, auto b, auto c) {  // (generic: the other precision is never compiled)
-    if constexpr (sizeof(real) == 8)
-      return _mm256_fmadd_pd(a, b, c);
-    else
-      return _mm256_fmadd_ps(a, b, c);
-  };
   if constexpr (kVectorBytes == 32) {
     return fma32(x, y, acc);
   } else {

@@ -16,6 +16,7 @@
 #include "models/watch.h"
 #include "tests/chapter_check.h"  // build_dir
 #include "tests/heed_cli.h"
+#include "tests/tools.h"
 #include "viz/film.h"
 #include "viz/svg.h"
 #include "tests/precision.h"
@@ -48,10 +49,6 @@ Film two_frames() {
   FilmFrame sharp{100, 0.25, 1, {"A", "B", "<eos>"}, {{0.9, 0.05, 0.05}, {0.1, 0.8, 0.1}, {0.001, 0.002, 0.997}}};
   film.frames = {flat, sharp};
   return film;
-}
-
-bool have(const std::string& program) {
-  return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
 }
 
 // The lines of Chromium's log that come from the page (its console), not from the browser.
@@ -219,10 +216,7 @@ TEST_SUITE("ch09_attention_matrices") {
   }
 
   TEST_CASE("html_film in headless Chromium: the slider redraws the matrix, play advances, no error") {
-    if (!have("chromium")) {
-      MESSAGE("skipped: chromium is not installed (apt-get install chromium); .ci/run installs it");
-      return;
-    }
+    if (test::tools_missing({"chromium"}, "the film page's browser test", "apt-get install chromium")) return;
     Scratch s("film-browser");
     Film film = two_frames();
     const std::string page = s.path("film.html"), profile = s.path("profile");
@@ -316,10 +310,7 @@ TEST_SUITE("ch09_attention_matrices") {
   }
 
   TEST_CASE("heed train --watch on a terminal redraws the matrix in place") {
-    if (!have("script") || !have("stty")) {
-      MESSAGE("skipped: script (util-linux) or stty is missing, so no terminal can be faked");
-      return;
-    }
+    if (test::tools_missing({"script", "stty"}, "the terminal test (a faked terminal)", "apt-get install util-linux coreutils")) return;
     Scratch s("watch-tty");
     // A 60-column terminal: the legend line wraps, and the redraw must count it twice.
     std::string cmd = "script -qec 'stty rows 30 cols 60; " + runner() + build_dir() +

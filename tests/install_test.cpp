@@ -1,0 +1,180 @@
+// heed as a library, as a user meets it: make install into a scratch PREFIX, then the two programs
+// of examples/ copied out of the repository and built there with nothing but what pkg-config
+// says (heed.pc, and heed-float.pc for the float library), run, and held to what they print: the
+// loss falls. A program compiled for one precision and linked with the other library is refused
+// by the linker, the mismatch named on the first line (tensor/real.h). make uninstall removes
+// exactly what make install wrote. Also DESTDIR (a staging folder for packagers).
+//
+// Run by make test, which builds both libraries first (build/libheed.a, build-float/libheed.a);
+// the suites run from other builds (make sanitize, test-float, ...) skip it: it installs build/'s.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "io/atomic_file.h"
+#include "tests/heed_cli.h"
+#include "tests/tools.h"
+
+using namespace heed;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Shell {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+// `cmd` run by /bin/sh in `dir`, its output kept.
+Shell sh(const Scratch& s, const std::string& dir, const std::string& cmd) {
+  const std::string log = s.path("sh.log");
+  Shell r;
+  r.status = std::system(("cd '" + dir + "' && { " + cmd + "; } >'" + log + "' 2>&1").c_str());
+  r.out = slurp(log);
+  return r;
+}
+
+// make in the repository, as a user types it (not the make that runs these tests: its jobserver
+// is not ours, and its variables are not the user's). The libraries are taken as they are (-o):
+// make test has built them, and the test must not rebuild them with other flags.
+std::string make(const std::string& args) {
+  return "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C '" + fs::current_path().string() +
+         "' -o build/libheed.a -o build-float/libheed.a " + args;
+}
+
+// The losses a program printed ("step N  loss X" lines), in order.
+std::vector<double> losses(const std::string& out) {
+  std::vector<double> v;
+  static const std::regex line(R"(step +\d+ +loss ([0-9.eE+-]+))");
+  for (std::sregex_iterator it(out.begin(), out.end(), line), end; it != end; ++it) v.push_back(std::stod((*it)[1]));
+  return v;
+}
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+int files_under(const fs::path& dir) {
+  int n = 0;
+  if (fs::exists(dir))
+    for (const auto& e : fs::recursive_directory_iterator(dir)) n += e.is_regular_file();
+  return n;
+}
+
+const bool kOtherBuild = std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build";
+
+}  // namespace
+
+TEST_SUITE("install") {
+  TEST_CASE("make install: examples built out of tree with pkg-config run and learn; a precision mismatch is named" *
+            doctest::skip(kOtherBuild)) {
+    if (test::tools_missing({"pkg-config"}, "the install test", "apt-get install pkg-config")) return;
+    REQUIRE(fs::exists("build/libheed.a"));
+    REQUIRE(fs::exists("build-float/libheed.a"));  // make test builds it
+    Scratch s("install");
+    const std::string prefix = s.path("prefix"), work = s.path("work");
+    fs::create_directories(work);
+    // A user's files beside heed's, which make uninstall must leave.
+    fs::create_directories(prefix + "/include");
+    fs::create_directories(prefix + "/lib/pkgconfig");
+    write_text_file(prefix + "/include/mine.h", "// the user's\n");
+    write_text_file(prefix + "/lib/pkgconfig/other.pc", "Name: other\n");
+
+    Shell inst = sh(s, work, make("install PREFIX='" + prefix + "'"));
+    INFO(inst.out);
+    REQUIRE(inst.status == 0);
+    CHECK(fs::exists(prefix + "/include/heed/nn/linear.h"));
+    CHECK(fs::exists(prefix + "/include/heed/tensor/real.h"));
+    CHECK(fs::exists(prefix + "/lib/libheed.a"));
+    CHECK(fs::exists(prefix + "/lib/libheed-float.a"));
+    // Every include of heed's own folders is rewritten to heed/...: none is left bare.
+    Shell bare = sh(s, work, "grep -rEn '#[[:space:]]*include[[:space:]]*\"(tensor|autograd|nn|models|io|viz)/' '" +
+                                 prefix + "/include/heed' | head -3");
+    CHECK(bare.out == "");
+    CHECK(slurp(prefix + "/include/heed/nn/linear.h").find("#include \"heed/nn/module.h\"") != std::string::npos);
+    const std::string pc = "PKG_CONFIG_PATH='" + prefix + "/lib/pkgconfig' pkg-config";
+    Shell flags = sh(s, work, pc + " --cflags --libs heed-float");
+    CHECK(flags.out.find("-std=c++20") != std::string::npos);
+    CHECK(flags.out.find("-ffp-contract=off") != std::string::npos);
+    CHECK(flags.out.find("-DHEED_REAL_FLOAT") != std::string::npos);
+    CHECK(flags.out.find("-lheed-float") != std::string::npos);
+
+    // The examples, copied out of the repository: nothing of it is on the include path.
+    for (const char* e : {"first_steps.cpp", "attention_reverse.cpp"})
+      fs::copy_file(std::string("examples/") + e, work + "/" + e);
+    const std::string cxx = "g++ -O1";
+    Shell build = sh(s, work,
+                     cxx + " -c first_steps.cpp $(" + pc + " --cflags heed) -o first_steps.o && " +
+                     cxx + " -c first_steps.cpp $(" + pc + " --cflags heed-float) -o first_steps_float.o && " +
+                     cxx + " attention_reverse.cpp $(" + pc + " --cflags --libs heed) -o attention_reverse && " +
+                     cxx + " first_steps.o $(" + pc + " --libs heed) -o first_steps && " +
+                     cxx + " first_steps_float.o $(" + pc + " --libs heed-float) -o first_steps_float");
+    INFO(build.out);
+    REQUIRE(build.status == 0);
+
+    {  // first_steps, double and float: df/dw = 8, the loss falls, the line is found
+      for (const char* program : {"./first_steps", "./first_steps_float"}) {
+        CAPTURE(program);
+        Shell run = sh(s, work, program);
+        INFO(run.out);
+        REQUIRE(run.status == 0);
+        CHECK(run.out.find("f(3) = 15, df/dw = 8") != std::string::npos);
+        const std::vector<double> l = losses(run.out);
+        REQUIRE(l.size() == 6);
+        CHECK(l.back() < l.front() / 100);
+        CHECK(run.out.find("learned y = 3.000 a -2.000 b +1.000") != std::string::npos);
+      }
+    }
+    {  // attention_reverse: the loss falls and a new sequence comes out reversed
+      Shell run = sh(s, work, "./attention_reverse");
+      INFO(run.out);
+      REQUIRE(run.status == 0);
+      const std::vector<double> l = losses(run.out);
+      REQUIRE(l.size() >= 2);
+      CHECK(l.back() < l.front() / 4);
+      CHECK(run.out.find("prediction 6 3 7 2 5 <eos>") != std::string::npos);
+      for (int t = 1; t <= 5; ++t)  // the anti-diagonal: output t reads source 6 - t
+        CHECK(run.out.find("output " + std::to_string(t) + " looked at source " + std::to_string(6 - t)) !=
+              std::string::npos);
+    }
+    {  // a program compiled for double linked with the float library: the first line names it, and back
+      Shell wrong = sh(s, work, cxx + " first_steps.o $(" + pc + " --libs heed-float) -o mixed");
+      CHECK(wrong.status != 0);
+      CHECK(first_line(wrong.out).find("heed_library_is_float_but_this_program_was_compiled_for_double") !=
+            std::string::npos);
+      Shell back = sh(s, work, cxx + " first_steps_float.o $(" + pc + " --libs heed) -o mixed");
+      CHECK(back.status != 0);
+      CHECK(first_line(back.out).find("heed_library_is_double_but_this_program_was_compiled_for_float") !=
+            std::string::npos);
+    }
+
+    Shell un = sh(s, work, make("uninstall PREFIX='" + prefix + "'"));
+    INFO(un.out);
+    CHECK(un.status == 0);
+    CHECK(!fs::exists(prefix + "/include/heed"));
+    CHECK(files_under(prefix) == 2);  // the user's two files, and nothing of heed's
+    CHECK(slurp(prefix + "/include/mine.h") == "// the user's\n");
+  }
+
+  TEST_CASE("make install DESTDIR=stage PREFIX=/opt/heed: files in the stage, pkg-config files naming /opt/heed" *
+            doctest::skip(kOtherBuild)) {
+    REQUIRE(fs::exists("build/libheed.a"));
+    REQUIRE(fs::exists("build-float/libheed.a"));
+    Scratch s("install-destdir");
+    const std::string stage = s.path("stage");
+    Shell inst = sh(s, s.folder(), make("install PREFIX=/opt/heed DESTDIR='" + stage + "'"));
+    INFO(inst.out);
+    REQUIRE(inst.status == 0);
+    CHECK(fs::exists(stage + "/opt/heed/include/heed/models/seq2seq.h"));
+    CHECK(fs::exists(stage + "/opt/heed/lib/libheed-float.a"));
+    const std::string pc = slurp(stage + "/opt/heed/lib/pkgconfig/heed.pc");
+    CHECK(pc.find("prefix=/opt/heed\n") != std::string::npos);
+    CHECK(pc.find(stage) == std::string::npos);
+    Shell un = sh(s, s.folder(), make("uninstall PREFIX=/opt/heed DESTDIR='" + stage + "'"));
+    CHECK(un.status == 0);
+    CHECK(files_under(stage) == 0);
+  }
+}
