@@ -19,7 +19,8 @@ Tensor attention_mask(const Tensor& query_padding, const Tensor& key_padding, bo
   for (int64_t b = 0; b < B; ++b)
     for (int64_t i = 0; i < T; ++i) {
       if (rule == PaddedQueries::attend_nothing && query_padding[b * T + i] == 0) continue;  // its row stays empty
-      for (int64_t j = 0; j < (causal ? std::min(i + 1, S) : S); ++j) mask[(b * T + i) * S + j] = key_padding[b * S + j] != 0;
+      for (int64_t j = 0; j < (causal ? std::min(i + 1, S) : S); ++j)
+        mask[(b * T + i) * S + j] = key_padding[b * S + j] != 0;
     }
   return mask;
 }
@@ -39,8 +40,8 @@ Tensor key_mask(const Tensor& key_padding, int64_t T, bool causal) {
 AttentionOutput scaled_dot_product_attention(const Var& q, const Var& k, const Var& v, const Tensor& mask,
                                              const Dropout& drop) {
   const Shape &qs = q.shape(), &ks = k.shape(), &vs = v.shape();
-  bool ok = qs.size() == 3 && ks.size() == 3 && vs.size() == 3 && ks[0] == qs[0] && ks[2] == qs[2] &&
-            vs[0] == qs[0] && vs[1] == ks[1] && mask.shape() == Shape{qs[0], qs[1], ks[1]};
+  bool ok = qs.size() == 3 && ks.size() == 3 && vs.size() == 3 && ks[0] == qs[0] && ks[2] == qs[2] && vs[0] == qs[0] &&
+            vs[1] == ks[1] && mask.shape() == Shape{qs[0], qs[1], ks[1]};
   if (!ok)
     throw Error("scaled_dot_product_attention: q " + shape_str(qs) + ", k " + shape_str(ks) + ", v " + shape_str(vs) +
                 " and mask " + shape_str(mask.shape()) + " must be (N, T, d_k), (N, S, d_k), (N, S, d_v), (N, T, S)");
@@ -68,7 +69,8 @@ Var split_heads(const Var& x, int64_t heads) {
 Var merge_heads(const Var& x, int64_t heads) {
   const Shape& s = x.shape();
   if (s.size() != 3 || heads < 1 || s[0] % heads != 0)
-    throw Error("merge_heads: input " + shape_str(s) + " must be (B h, L, d_k) with h = heads " + std::to_string(heads));
+    throw Error("merge_heads: input " + shape_str(s) + " must be (B h, L, d_k) with h = heads " +
+                std::to_string(heads));
   const int64_t B = s[0] / heads, L = s[1], D = s[2] * heads;
   // The inverse of split_heads, (B h, L, d_k) -> (B h, d_k, L) -> (B, D, L) -> (B, L, D): head i's
   // outputs land in features i d_k .. (i+1) d_k - 1, the concat of the heads.
@@ -137,10 +139,11 @@ AttentionOutput self_attend(const std::string& layer, const Var& x, const Tensor
                             const AttentionProjections& in, const Linear& out_proj, int64_t heads) {
   const Shape& s = x.shape();
   const int64_t D = out_proj.in_features();
-  if (s.size() != 3 || s[2] != D) throw Error(layer + ": input " + shape_str(s) + " must be (B, S, " + std::to_string(D) + ")");
+  if (s.size() != 3 || s[2] != D)
+    throw Error(layer + ": input " + shape_str(s) + " must be (B, S, " + std::to_string(D) + ")");
   if (padding.shape() != Shape{s[0], s[1]})
-    throw Error(layer + ": padding mask " + shape_str(padding.shape()) + " must be (B, S) = " + shape_str({s[0], s[1]}) +
-                " for input " + shape_str(s));
+    throw Error(layer + ": padding mask " + shape_str(padding.shape()) +
+                " must be (B, S) = " + shape_str({s[0], s[1]}) + " for input " + shape_str(s));
   return multi_head_attention(layer, x, x, self_attention_mask(padding, causal), in, out_proj, heads);
 }
 
@@ -170,7 +173,8 @@ SelfAttention::SelfAttention(int64_t embed, Generator& gen, bool bias)
 }
 
 AttentionOutput SelfAttention::forward(const Var& x, const Tensor& padding, bool causal) const {
-  AttentionOutput a = self_attend("SelfAttention", x, padding, causal, projections(q_proj, k_proj, v_proj), out_proj, 1);
+  AttentionOutput a =
+      self_attend("SelfAttention", x, padding, causal, projections(q_proj, k_proj, v_proj), out_proj, 1);
   const int64_t B = x.shape()[0], S = x.shape()[1];
   return {a.output, reshape(a.weights, {B, S, S})};  // one head: (B, 1, S, S) -> (B, S, S)
 }

@@ -28,8 +28,9 @@ class TransformerAttention : public Module {
   // REQUIRES: embed >= 1, heads >= 1, heads divides embed (else heed::Error).
   TransformerAttention(int64_t embed, int64_t heads, Generator& gen);
 
-  // query (B, T, D), kv (B, S, D), mask (B, T, S) -> output (B, T, D), weights (B, h, T, S).
-  // `drop` applies to the attention weights (PyTorch's dropout inside the attention).
+  // query (B, T, D), kv (B, S, D), mask (B, T, S) -> output (B, T, D), weights (B, h, T, S), as
+  // multi_head_attention: a query whose mask row is empty outputs exactly 0. `drop` applies to
+  // the attention weights (PyTorch's dropout inside the attention).
   AttentionOutput forward(const Var& query, const Var& kv, const Tensor& mask, const Dropout& drop = {}) const;
 
   int64_t embed() const { return out_proj.in_features(); }
