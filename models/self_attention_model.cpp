@@ -109,7 +109,7 @@ TaggerOutput SelfAttentionTagger::forward(const TagBatch& batch) const {
   Var x = reshape(embed_.forward(ids), {B, S, E});                                 // (B, S, E)
   if (config_.positions == "sinusoidal") x = x + Var(sinusoidal_positions(S, E));  // + (S, E), broadcast
   if (learned_) x = x + learned_->forward(S);
-  SelfAttentionOutput a = attention_.forward(x, padding);
+  AttentionOutput a = attention_.forward(x, padding);
   Var h = x + a.output;                                       // residual
   h = h + ffn_out_.forward(relu(ffn_in_.forward(h)));         // residual feed-forward
   Var logits = out_.forward(h);                               // (B, S, C)

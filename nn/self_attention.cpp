@@ -10,53 +10,141 @@
 
 namespace heed {
 
-Tensor self_attention_mask(const Tensor& padding, bool causal) {
-  if (padding.dim() != 2) throw Error("self_attention_mask: padding " + shape_str(padding.shape()) + " must be (B, S)");
-  const int64_t B = padding.shape()[0], S = padding.shape()[1];
-  Tensor mask = Tensor::zeros({B, S, S});  // (B, S, S): [b, query i, key j]
+Tensor attention_mask(const Tensor& query_padding, const Tensor& key_padding, bool causal, PaddedQueries rule) {
+  if (query_padding.dim() != 2 || key_padding.dim() != 2 || query_padding.shape()[0] != key_padding.shape()[0])
+    throw Error("attention_mask: query padding " + shape_str(query_padding.shape()) + " and key padding " +
+                shape_str(key_padding.shape()) + " must be (B, T) and (B, S)");
+  const int64_t B = query_padding.shape()[0], T = query_padding.shape()[1], S = key_padding.shape()[1];
+  Tensor mask = Tensor::zeros({B, T, S});  // (B, T, S): [b, query i, key j]
   for (int64_t b = 0; b < B; ++b)
-    for (int64_t i = 0; i < S; ++i) {
-      if (padding[b * S + i] == 0) continue;  // a padded query attends to nothing
-      for (int64_t j = 0; j < (causal ? i + 1 : S); ++j) mask[(b * S + i) * S + j] = padding[b * S + j] != 0;
+    for (int64_t i = 0; i < T; ++i) {
+      if (rule == PaddedQueries::attend_nothing && query_padding[b * T + i] == 0) continue;  // its row stays empty
+      for (int64_t j = 0; j < (causal ? std::min(i + 1, S) : S); ++j)
+        mask[(b * T + i) * S + j] = key_padding[b * S + j] != 0;
     }
   return mask;
 }
 
-SelfAttentionOutput scaled_dot_product_attention(const Var& q, const Var& k, const Var& v, const Tensor& mask) {
+Tensor self_attention_mask(const Tensor& padding, bool causal) {
+  if (padding.dim() != 2) throw Error("self_attention_mask: padding " + shape_str(padding.shape()) + " must be (B, S)");
+  return attention_mask(padding, padding, causal, PaddedQueries::attend_nothing);
+}
+
+Tensor key_mask(const Tensor& key_padding, int64_t T, bool causal) {
+  if (key_padding.dim() != 2 || T < 0)
+    throw Error("key_mask: key padding " + shape_str(key_padding.shape()) + " must be (B, S), T " + std::to_string(T) +
+                " >= 0");
+  return attention_mask(Tensor::ones({key_padding.shape()[0], T}), key_padding, causal, PaddedQueries::attend_keys);
+}
+
+AttentionOutput scaled_dot_product_attention(const Var& q, const Var& k, const Var& v, const Tensor& mask,
+                                             const Dropout& drop) {
   const Shape &qs = q.shape(), &ks = k.shape(), &vs = v.shape();
-  bool ok = qs.size() == 3 && ks == qs && vs.size() == 3 && vs[0] == qs[0] && vs[1] == qs[1] &&
-            mask.shape() == Shape{qs[0], qs[1], qs[1]};
+  bool ok = qs.size() == 3 && ks.size() == 3 && vs.size() == 3 && ks[0] == qs[0] && ks[2] == qs[2] && vs[0] == qs[0] &&
+            vs[1] == ks[1] && mask.shape() == Shape{qs[0], qs[1], ks[1]};
   if (!ok)
     throw Error("scaled_dot_product_attention: q " + shape_str(qs) + ", k " + shape_str(ks) + ", v " + shape_str(vs) +
-                " and mask " + shape_str(mask.shape()) + " must be (N, S, d_k), (N, S, d_k), (N, S, d_v), (N, S, S)");
-  const int64_t N = qs[0], S = qs[1], dk = qs[2];
-  Var scores = matmul_nt(q, k) * (1 / std::sqrt(static_cast<real>(dk)));  // q k^T / sqrt(d_k): (N, S, S)
+                " and mask " + shape_str(mask.shape()) + " must be (N, T, d_k), (N, S, d_k), (N, S, d_v), (N, T, S)");
+  const int64_t N = qs[0], T = qs[1], S = ks[1], dk = qs[2];
+  Var scores = matmul_nt(q, k) * (1 / std::sqrt(static_cast<real>(dk)));  // q k^T / sqrt(d_k): (N, T, S)
   // Every (problem, query) pair is one row of masked_softmax: exact zeros at masked keys, and a
   // row without any allowed key (a padded query) stays all zero.
   Tensor row_mask = mask;
-  row_mask.reshape_inplace({N * S, S});
-  Var weights = reshape(masked_softmax(reshape(scores, {N * S, S}), row_mask), {N, S, S});
-  return {matmul(weights, v), weights};  // sum_j w_ij v_j: (N, S, d_v)
+  row_mask.reshape_inplace({N * T, S});
+  Var weights = reshape(masked_softmax(reshape(scores, {N * T, S}), row_mask), {N, T, S});
+  return {matmul(drop.apply(weights), v), weights};  // sum_j w_ij v_j: (N, T, d_v)
+}
+
+Var split_heads(const Var& x, int64_t heads) {
+  const Shape& s = x.shape();
+  if (s.size() != 3 || heads < 1 || s[2] % heads != 0)
+    throw Error("split_heads: input " + shape_str(s) + " must be (B, L, D) with D a multiple of heads " +
+                std::to_string(heads));
+  const int64_t B = s[0], L = s[1], dk = s[2] / heads;
+  // (B, L, D) -> (B, D, L) -> (B h, d_k, L) -> (B h, L, d_k): the reshape cuts the feature axis
+  // into h consecutive blocks of d_k, one per head, and each head becomes its own problem.
+  return transpose(reshape(transpose(x), {B * heads, dk, L}));
+}
+
+Var merge_heads(const Var& x, int64_t heads) {
+  const Shape& s = x.shape();
+  if (s.size() != 3 || heads < 1 || s[0] % heads != 0)
+    throw Error("merge_heads: input " + shape_str(s) + " must be (B h, L, d_k) with h = heads " +
+                std::to_string(heads));
+  const int64_t B = s[0] / heads, L = s[1], D = s[2] * heads;
+  // The inverse of split_heads, (B h, L, d_k) -> (B h, d_k, L) -> (B, D, L) -> (B, L, D): head i's
+  // outputs land in features i d_k .. (i+1) d_k - 1, the concat of the heads.
+  return transpose(reshape(transpose(x), {B, D, L}));
+}
+
+int64_t checked_embed(const std::string& layer, int64_t embed, int64_t heads) {
+  if (embed < 1 || heads < 1 || embed % heads != 0)
+    throw Error(layer + ": embed " + std::to_string(embed) + " and heads " + std::to_string(heads) +
+                " must be positive, with heads dividing embed");
+  return embed;
 }
 
 namespace {
 
-// Throws unless x is (B, S, D) and padding (B, S).
-void check_input(const char* layer, const Var& x, const Tensor& padding, int64_t D) {
-  const Shape& s = x.shape();
-  if (s.size() != 3 || s[2] != D)
-    throw Error(std::string(layer) + ": input " + shape_str(s) + " must be (B, S, " + std::to_string(D) + ")");
-  if (padding.shape() != Shape{s[0], s[1]})
-    throw Error(std::string(layer) + ": padding mask " + shape_str(padding.shape()) +
-                " must be (B, S) = " + shape_str({s[0], s[1]}) + " for input " + shape_str(s));
+// out (B, T, D) with exactly 0, and no gradient, at every query whose row of mask (B, T, S) allows
+// no key: its weights are all zero, so it would otherwise output out_proj's bias.
+Var zero_unattended(const Var& out, const Tensor& mask) {
+  const int64_t B = mask.shape()[0], T = mask.shape()[1], S = mask.shape()[2];
+  Tensor attends = Tensor::zeros({B, T, 1});  // (B, T, 1), broadcast over D
+  bool any_empty = false;
+  for (int64_t r = 0; r < B * T; ++r) {
+    const real* row = mask.data() + r * S;
+    attends[r] = std::any_of(row, row + S, [](real m) { return m != 0; });
+    any_empty = any_empty || attends[r] == 0;
+  }
+  if (!any_empty) return out;  // every query attends: nothing to zero
+  return where(attends, out, Var(Tensor::zeros(out.shape())));
 }
 
-// Exactly zero at padded positions (the bias of out_proj would otherwise leave a value there),
-// with no gradient flowing through them. out (B, S, D), padding (B, S).
-Var zero_padded(const Var& out, const Tensor& padding) {
-  Tensor cond = padding;
-  cond.reshape_inplace({padding.shape()[0], padding.shape()[1], 1});  // (B, S, 1), broadcast over D
-  return where(cond, out, Var(Tensor::zeros(out.shape())));
+}  // namespace
+
+AttentionOutput multi_head_attention(const std::string& layer, const Var& query, const Var& kv, const Tensor& mask,
+                                     const AttentionProjections& in, const Linear& out_proj, int64_t heads,
+                                     const Dropout& drop) {
+  const int64_t D = checked_embed(layer, out_proj.in_features(), heads);
+  const Shape &qs = query.shape(), &ks = kv.shape();
+  bool ok = qs.size() == 3 && ks.size() == 3 && qs[2] == D && ks[2] == D && ks[0] == qs[0] &&
+            mask.shape() == Shape{qs[0], qs[1], ks[1]};
+  if (!ok)
+    throw Error(layer + ": query " + shape_str(qs) + ", kv " + shape_str(ks) + " and mask " + shape_str(mask.shape()) +
+                " must be (B, T, " + std::to_string(D) + "), (B, S, " + std::to_string(D) + "), (B, T, S)");
+  const int64_t B = qs[0], T = qs[1], S = ks[1];
+  Var q = split_heads(linear(query, in.w_q, in.b_q), heads),  // (B h, T, d_k)
+      k = split_heads(linear(kv, in.w_k, in.b_k), heads),     // (B h, S, d_k)
+      v = split_heads(linear(kv, in.w_v, in.b_v), heads);     // (B h, S, d_k)
+  // Every head of sequence b uses sequence b's mask: (B, T, S) -> (B h, T, S).
+  Tensor head_mask = Tensor::empty({B * heads, T, S});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < heads; ++i)
+      std::copy(mask.data() + b * T * S, mask.data() + (b + 1) * T * S, head_mask.data() + (b * heads + i) * T * S);
+  AttentionOutput a = scaled_dot_product_attention(q, k, v, head_mask, drop);  // (B h, T, d_k), (B h, T, S)
+  Var out = out_proj.forward(merge_heads(a.output, heads));                    // (B, T, D)
+  return {zero_unattended(out, mask), reshape(a.weights, {B, heads, T, S})};
+}
+
+namespace {
+
+AttentionProjections projections(const Linear& q, const Linear& k, const Linear& v) {
+  return {q.weight, q.bias, k.weight, k.bias, v.weight, v.bias};
+}
+
+// Chapter 12's self-attention: x attends to itself, padded queries to nothing. Its inputs are
+// checked here, in the layers' own terms (x and padding), before any mask is built from them.
+AttentionOutput self_attend(const std::string& layer, const Var& x, const Tensor& padding, bool causal,
+                            const AttentionProjections& in, const Linear& out_proj, int64_t heads) {
+  const Shape& s = x.shape();
+  const int64_t D = out_proj.in_features();
+  if (s.size() != 3 || s[2] != D)
+    throw Error(layer + ": input " + shape_str(s) + " must be (B, S, " + std::to_string(D) + ")");
+  if (padding.shape() != Shape{s[0], s[1]})
+    throw Error(layer + ": padding mask " + shape_str(padding.shape()) +
+                " must be (B, S) = " + shape_str({s[0], s[1]}) + " for input " + shape_str(s));
+  return multi_head_attention(layer, x, x, self_attention_mask(padding, causal), in, out_proj, heads);
 }
 
 // PyTorch's MultiheadAttention._reset_parameters, with q, k, v as three blocks of one in_proj.
@@ -68,13 +156,6 @@ void reset_parameters(Linear& q, Linear& k, Linear& v, Linear& out, Generator& g
     if (lin->bias.defined()) lin->bias.value().fill(0);
   }
   if (out.bias.defined()) out.bias.value().fill(0);
-}
-
-int64_t checked_embed(const char* layer, int64_t embed, int64_t heads) {
-  if (embed < 1 || heads < 1 || embed % heads != 0)
-    throw Error(std::string(layer) + ": embed " + std::to_string(embed) + " and heads " + std::to_string(heads) +
-                " must be positive, with heads dividing embed");
-  return embed;
 }
 
 }  // namespace
@@ -91,11 +172,11 @@ SelfAttention::SelfAttention(int64_t embed, Generator& gen, bool bias)
   reset_parameters(q_proj, k_proj, v_proj, out_proj, gen);
 }
 
-SelfAttentionOutput SelfAttention::forward(const Var& x, const Tensor& padding, bool causal) const {
-  check_input("SelfAttention", x, padding, embed());
-  Var q = q_proj.forward(x), k = k_proj.forward(x), v = v_proj.forward(x);  // (B, S, D) each
-  SelfAttentionOutput a = scaled_dot_product_attention(q, k, v, self_attention_mask(padding, causal));
-  return {zero_padded(out_proj.forward(a.output), padding), a.weights};  // (B, S, D), (B, S, S)
+AttentionOutput SelfAttention::forward(const Var& x, const Tensor& padding, bool causal) const {
+  AttentionOutput a =
+      self_attend("SelfAttention", x, padding, causal, projections(q_proj, k_proj, v_proj), out_proj, 1);
+  const int64_t B = x.shape()[0], S = x.shape()[1];
+  return {a.output, reshape(a.weights, {B, S, S})};  // one head: (B, 1, S, S) -> (B, S, S)
 }
 
 MultiHeadAttention::MultiHeadAttention(int64_t embed, int64_t heads, Generator& gen, bool bias)
@@ -111,22 +192,8 @@ MultiHeadAttention::MultiHeadAttention(int64_t embed, int64_t heads, Generator& 
   reset_parameters(q_proj, k_proj, v_proj, out_proj, gen);
 }
 
-SelfAttentionOutput MultiHeadAttention::forward(const Var& x, const Tensor& padding, bool causal) const {
-  check_input("MultiHeadAttention", x, padding, embed());
-  const int64_t B = x.shape()[0], S = x.shape()[1], D = embed(), h = heads_, dk = D / h;
-  // (B, S, D) -> (B, D, S) -> (B h, d_k, S) -> (B h, S, d_k): the reshape cuts the feature axis
-  // into h consecutive blocks of d_k, one per head, and each head becomes its own problem.
-  auto split_heads = [&](const Var& t) { return transpose(reshape(transpose(t), {B * h, dk, S})); };
-  Var q = split_heads(q_proj.forward(x)), k = split_heads(k_proj.forward(x)), v = split_heads(v_proj.forward(x));
-  // Every head of sequence b uses sequence b's mask: (B, S, S) -> (B h, S, S).
-  Tensor mask = self_attention_mask(padding, causal), head_mask = Tensor::zeros({B * h, S, S});
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t i = 0; i < h; ++i)
-      std::copy(mask.data() + b * S * S, mask.data() + (b + 1) * S * S, head_mask.data() + (b * h + i) * S * S);
-  SelfAttentionOutput a = scaled_dot_product_attention(q, k, v, head_mask);  // (B h, S, d_k)
-  // The inverse of split_heads puts head i's outputs in features i d_k .. (i+1) d_k - 1: the concat.
-  Var merged = transpose(reshape(transpose(a.output), {B, D, S}));  // (B, S, D)
-  return {zero_padded(out_proj.forward(merged), padding), reshape(a.weights, {B, h, S, S})};
+AttentionOutput MultiHeadAttention::forward(const Var& x, const Tensor& padding, bool causal) const {
+  return self_attend("MultiHeadAttention", x, padding, causal, projections(q_proj, k_proj, v_proj), out_proj, heads_);
 }
 
 }  // namespace heed

@@ -5,9 +5,11 @@
 //   head_i = softmax(Q_i K_i^T / sqrt(d_k)) V_i, d_k = D / h; out = concat(heads) W_o^T + b_o
 // Self-attention passes the same sequence twice; cross-attention (the decoder reading the
 // encoder, Bahdanau's attention without the RNN) passes the decoder's states as query and the
-// encoder's as kv. Masks use heed's convention, 1 = may attend. Only keys are masked (as
-// PyTorch's key_padding_mask): a padded query attends like any other, and since no real query
-// ever attends to it, its value never reaches a real position.
+// encoder's as kv. Masks use heed's convention, 1 = may attend, built by key_mask
+// (nn/self_attention.h): only keys are masked (PyTorch's key_padding_mask), a padded query
+// attends like any other, and since no real query ever attends to it, its value never reaches a
+// real position. The attention itself is multi_head_attention() (nn/self_attention.h), chapter
+// 12's; this layer keeps only PyTorch's packed parameters and their initialisation.
 #pragma once
 
 #include <cstdint>
@@ -15,18 +17,9 @@
 #include "nn/dropout.h"
 #include "nn/linear.h"
 #include "nn/module.h"
+#include "nn/self_attention.h"
 
 namespace heed {
-
-// Which key each query may attend to: (B, T, S), 1 where key j is real (key_padding (B, S),
-// non-zero = real) and, when causal, j <= i (a decoder cannot look ahead). Every query row has
-// at least key 0 when the sequence is non-empty, so no softmax row is empty.
-Tensor key_mask(const Tensor& key_padding, int64_t T, bool causal);
-
-struct AttentionResult {
-  Var output;   // (B, T, D)
-  Var weights;  // (B, h, T, S), after the softmax (before any dropout)
-};
 
 class TransformerAttention : public Module {
  public:
@@ -35,9 +28,10 @@ class TransformerAttention : public Module {
   // REQUIRES: embed >= 1, heads >= 1, heads divides embed (else heed::Error).
   TransformerAttention(int64_t embed, int64_t heads, Generator& gen);
 
-  // query (B, T, D), kv (B, S, D), mask (B, T, S) -> output (B, T, D), weights (B, h, T, S).
-  // `drop` applies to the attention weights (PyTorch's dropout inside the attention).
-  AttentionResult forward(const Var& query, const Var& kv, const Tensor& mask, const Dropout& drop = {}) const;
+  // query (B, T, D), kv (B, S, D), mask (B, T, S) -> output (B, T, D), weights (B, h, T, S), as
+  // multi_head_attention: a query whose mask row is empty outputs exactly 0. `drop` applies to
+  // the attention weights (PyTorch's dropout inside the attention).
+  AttentionOutput forward(const Var& query, const Var& kv, const Tensor& mask, const Dropout& drop = {}) const;
 
   int64_t embed() const { return out_proj.in_features(); }
   int64_t heads() const { return heads_; }

@@ -7,10 +7,11 @@ namespace heed {
 
 namespace {
 
+// The sizes, checked before any member is built: d_model and heads as every attention layer
+// checks them (checked_embed), ff >= 1.
 const LayerSizes& checked(const LayerSizes& s) {
-  if (s.d_model < 1 || s.heads < 1 || s.d_model % s.heads != 0 || s.ff < 1)
-    throw Error("Transformer layer: d_model " + std::to_string(s.d_model) + ", heads " + std::to_string(s.heads) +
-                " and ff " + std::to_string(s.ff) + " must be positive, with heads dividing d_model");
+  checked_embed("Transformer layer", s.d_model, s.heads);
+  if (s.ff < 1) throw Error("Transformer layer: ff " + std::to_string(s.ff) + " must be positive");
   return s;
 }
 
@@ -46,7 +47,7 @@ Var TransformerEncoderLayer::feed_forward(const Var& x, const Dropout& drop) con
 
 Var TransformerEncoderLayer::forward(const Var& x, const Tensor& mask, const Dropout& drop, Var* weights) const {
   auto sa = [&](const Var& in) {
-    AttentionResult a = self_attn.forward(in, in, mask, drop);
+    AttentionOutput a = self_attn.forward(in, in, mask, drop);
     if (weights) *weights = a.weights;
     return drop.apply(a.output);
   };
@@ -86,12 +87,12 @@ Var TransformerDecoderLayer::forward(const Var& x, const Var& past, const Tensor
                                      const Tensor& cross_mask, const Dropout& drop, Var* self_w,
                                      Var* cross_w) const {
   auto sa = [&](const Var& q, const Var& kv) {
-    AttentionResult a = self_attn.forward(q, kv, self_mask, drop);
+    AttentionOutput a = self_attn.forward(q, kv, self_mask, drop);
     if (self_w) *self_w = a.weights;
     return drop.apply(a.output);
   };
   auto ca = [&](const Var& q) {
-    AttentionResult a = multihead_attn.forward(q, memory, cross_mask, drop);
+    AttentionOutput a = multihead_attn.forward(q, memory, cross_mask, drop);
     if (cross_w) *cross_w = a.weights;
     return drop.apply(a.output);
   };

@@ -2,7 +2,11 @@
 // The tagger built from them is tested in ch12_self_attention_model_test.cpp.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
 
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
@@ -86,7 +90,7 @@ void check_layer_gradients(const Layer& layer, const Var& x, const Tensor& paddi
     opt.name = causal ? name + " causal" : name;
     GradcheckReport r = gradcheck(
         [&] {
-          SelfAttentionOutput a = layer.forward(x, padding, causal);
+          AttentionOutput a = layer.forward(x, padding, causal);
           return concat({reshape(a.output, {-1}), reshape(a.weights, {-1})}, 0);
         },
         with(layer.parameters(), {x}), opt);
@@ -95,6 +99,56 @@ void check_layer_gradients(const Layer& layer, const Var& x, const Tensor& paddi
   }
 }
 
+
+// Multi-head attention written as plain loops, the formulas of nn/self_attention.h read literally:
+// the reference multi_head_attention is held to. query (B, T, D), kv (B, S, D), mask (B, T, S) ->
+// output (B, T, D), a query allowed no key giving a zero row.
+Tensor attention_by_loops(const Tensor& query, const Tensor& kv, const Tensor& mask, const AttentionProjections& in,
+                          const Linear& out_proj, int64_t heads) {
+  const int64_t B = query.shape()[0], T = query.shape()[1], S = kv.shape()[1], D = query.shape()[2];
+  const int64_t dk = D / heads;
+  auto project = [&](const Tensor& x, const Var& w, const Var& bias) {  // x (B, L, D) -> x W^T + b
+    const int64_t L = x.shape()[1];
+    Tensor y = Tensor::zeros({B, L, D});
+    for (int64_t r = 0; r < B * L; ++r)
+      for (int64_t o = 0; o < D; ++o) {
+        real acc = bias.defined() ? bias.value()[o] : 0;
+        for (int64_t c = 0; c < D; ++c) acc += x[r * D + c] * w.value()[o * D + c];
+        y[r * D + o] = acc;
+      }
+    return y;
+  };
+  Tensor Q = project(query, in.w_q, in.b_q), K = project(kv, in.w_k, in.b_k), V = project(kv, in.w_v, in.b_v);
+  Tensor concat = Tensor::zeros({B, T, D}), out = Tensor::zeros({B, T, D});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t) {
+      bool any = false;
+      for (int64_t j = 0; j < S; ++j) any = any || mask[(b * T + t) * S + j] != 0;
+      if (!any) continue;  // attends to nothing: its output row stays 0
+      for (int64_t h = 0; h < heads; ++h) {
+        std::vector<real> e(S, 0);
+        real top = -std::numeric_limits<real>::infinity(), total = 0;
+        for (int64_t j = 0; j < S; ++j) {
+          if (mask[(b * T + t) * S + j] == 0) continue;
+          for (int64_t c = h * dk; c < (h + 1) * dk; ++c) e[j] += Q[(b * T + t) * D + c] * K[(b * S + j) * D + c];
+          e[j] /= std::sqrt(static_cast<real>(dk));
+          top = std::max(top, e[j]);
+        }
+        for (int64_t j = 0; j < S; ++j) {
+          e[j] = mask[(b * T + t) * S + j] != 0 ? std::exp(e[j] - top) : 0;
+          total += e[j];
+        }
+        for (int64_t j = 0; j < S; ++j)
+          for (int64_t c = h * dk; c < (h + 1) * dk; ++c) concat[(b * T + t) * D + c] += e[j] / total * V[(b * S + j) * D + c];
+      }
+      for (int64_t o = 0; o < D; ++o) {
+        real acc = out_proj.bias.value()[o];
+        for (int64_t c = 0; c < D; ++c) acc += concat[(b * T + t) * D + c] * out_proj.weight.value()[o * D + c];
+        out[(b * T + t) * D + o] = acc;
+      }
+    }
+  return out;
+}
 }  // namespace
 
 TEST_SUITE("ch12_attention_zoo") {
@@ -142,14 +196,14 @@ TEST_SUITE("ch12_attention_zoo") {
     Generator gen(0);
     SelfAttention single(D, gen);
     set_golden_weights(single);
-    SelfAttentionOutput a = single.forward(x, padding);
+    AttentionOutput a = single.forward(x, padding);
     check_close(real_query_rows(a.output.value(), padding, D),
                 real_query_rows(Tensor({B, S, D}, out1), padding, D), 1e-14);
     check_close(real_query_rows(a.weights.value(), padding, S),
                 real_query_rows(Tensor({B, S, S}, w1), padding, S), 1e-14);
     MultiHeadAttention multi(D, 2, gen);
     set_golden_weights(multi);
-    SelfAttentionOutput m = multi.forward(x, padding);
+    AttentionOutput m = multi.forward(x, padding);
     check_close(real_query_rows(m.output.value(), padding, D),
                 real_query_rows(Tensor({B, S, D}, out2), padding, D), 1e-14);
     check_close(real_query_rows(m.weights.value(), padding, S),
@@ -183,7 +237,7 @@ TEST_SUITE("ch12_attention_zoo") {
     x.value().at({1, 3, 0}) = static_cast<real>(test::kFloatBuild ? 1e30 : 1e300);
     Tensor padding({2, 4}, {1, 1, 1, 1, 1, 1, 0, 0});
     for (bool causal : {false, true}) {
-      SelfAttentionOutput a = layer.forward(x, padding, causal);
+      AttentionOutput a = layer.forward(x, padding, causal);
       const Tensor& w = a.weights.value();  // (B, h, S, S)
       for (int64_t b = 0; b < 2; ++b)
         for (int64_t h = 0; h < 2; ++h)
@@ -207,7 +261,7 @@ TEST_SUITE("ch12_attention_zoo") {
         for (int64_t d = 0; d < 4; ++d) CHECK(x.grad().at({1, i, d}) == 0);
     }
     // Causal: the first query sees only itself.
-    SelfAttentionOutput c = layer.forward(x, padding, true);
+    AttentionOutput c = layer.forward(x, padding, true);
     CHECK(c.weights.value().at({0, 0, 0, 0}) == 1);
     CHECK(c.weights.value().at({0, 1, 0, 0}) == 1);
   }
@@ -267,7 +321,7 @@ TEST_SUITE("ch12_attention_zoo") {
     Tensor padding({3, 4}, {1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0});
     for (bool causal : {false, true}) {
       Var xs(x, true), xm(x, true);
-      SelfAttentionOutput s = single.forward(xs, padding, causal), m = multi.forward(xm, padding, causal);
+      AttentionOutput s = single.forward(xs, padding, causal), m = multi.forward(xm, padding, causal);
       CHECK(equal(s.output.value(), m.output.value()));
       CHECK(equal(reshape(s.weights, {3, 1, 4, 4}).value(), m.weights.value()));
       single.zero_grad();
@@ -292,7 +346,7 @@ TEST_SUITE("ch12_attention_zoo") {
       for (int64_t d = 0; d < D; ++d) xp.at({0, p, d}) = x.at({0, perm[p], d});
       pp.at({0, p}) = padding.at({0, perm[p]});
     }
-    SelfAttentionOutput a = layer.forward(Var(x), padding), b = layer.forward(Var(xp), pp);
+    AttentionOutput a = layer.forward(Var(x), padding), b = layer.forward(Var(xp), pp);
     Tensor want = Tensor::zeros({1, S, D}), want_w = Tensor::zeros({1, 2, S, S});
     for (int64_t p = 0; p < S; ++p) {
       for (int64_t d = 0; d < D; ++d) want.at({0, p, d}) = a.output.value().at({0, perm[p], d});
@@ -304,7 +358,7 @@ TEST_SUITE("ch12_attention_zoo") {
     CHECK(allclose(b.weights.value(), want_w, test::tol(1e-12), test::tol(1e-14)));
     // Sinusoidal positions break the symmetry: the same permutation now changes the answer.
     Var pos(sinusoidal_positions(S, D));
-    SelfAttentionOutput c = layer.forward(Var(x) + pos, padding), e = layer.forward(Var(xp) + pos, pp);
+    AttentionOutput c = layer.forward(Var(x) + pos, padding), e = layer.forward(Var(xp) + pos, pp);
     Tensor want_c = Tensor::zeros({1, S, D});
     for (int64_t p = 0; p < S; ++p)
       for (int64_t d = 0; d < D; ++d) want_c.at({0, p, d}) = c.output.value().at({0, perm[p], d});
@@ -344,6 +398,98 @@ TEST_SUITE("ch12_attention_zoo") {
     CHECK(pos.weight.grad().at({4, 2}) == 1);
     CHECK(pos.weight.grad().at({5, 0}) == 0);
     CHECK_THROWS_WITH_AS(pos.forward(9), doctest::Contains("PositionEmbedding: length 9 is outside [1, 8]"), Error);
+  }
+
+  TEST_CASE("attention_mask: the key padding, causality and the explicit rule for padded queries") {
+    // B 2, T 3 queries (sequence 1's last one padded), S 4 keys (sequence 1's last two padded).
+    Tensor qpad({2, 3}, {1, 1, 1, 1, 1, 0}), kpad({2, 4}, {1, 1, 1, 1, 1, 1, 0, 0});
+    Tensor nothing = attention_mask(qpad, kpad, false, PaddedQueries::attend_nothing);
+    CHECK(equal(nothing, Tensor({2, 3, 4}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,     // sequence 0: all real
+                                            1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0})));  // sequence 1: query 2 sees nothing
+    Tensor keys = attention_mask(qpad, kpad, false, PaddedQueries::attend_keys);
+    CHECK(equal(keys, Tensor({2, 3, 4}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,     //
+                                         1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0})));  // query 2 sees the real keys
+    Tensor causal = attention_mask(qpad, kpad, true, PaddedQueries::attend_keys);
+    CHECK(equal(causal, Tensor({2, 3, 4}, {1, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 0,     // query i sees keys j <= i
+                                           1, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0})));
+    // The two named masks are the builder with each rule.
+    Tensor pad({2, 4}, {1, 1, 1, 0, 1, 1, 0, 0});
+    for (bool c : {false, true}) {
+      CHECK(equal(self_attention_mask(pad, c), attention_mask(pad, pad, c, PaddedQueries::attend_nothing)));
+      CHECK(equal(key_mask(kpad, 3, c), attention_mask(Tensor::ones({2, 3}), kpad, c, PaddedQueries::attend_keys)));
+      CHECK(equal(key_mask(kpad, 3, c), attention_mask(qpad, kpad, c, PaddedQueries::attend_keys)));
+    }
+    CHECK_THROWS_WITH_AS(attention_mask(Tensor::ones({2, 3}), Tensor::ones({3, 4}), false, PaddedQueries::attend_keys),
+                         doctest::Contains("attention_mask: query padding [2, 3] and key padding [3, 4] must be (B, T) and (B, S)"),
+                         Error);
+  }
+
+  TEST_CASE("split_heads and merge_heads: head i owns features i d_k .. (i+1) d_k - 1, merge undoes split") {
+    Tensor x = fill({2, 3, 6}, 1);
+    Tensor heads = split_heads(Var(x), 3).value();  // (B h, L, d_k) = (6, 3, 2)
+    REQUIRE(heads.shape() == Shape{6, 3, 2});
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t h = 0; h < 3; ++h)
+        for (int64_t l = 0; l < 3; ++l)
+          for (int64_t c = 0; c < 2; ++c) CHECK(heads.at({b * 3 + h, l, c}) == x.at({b, l, h * 2 + c}));
+    CHECK(equal(merge_heads(Var(heads), 3).value(), x));
+    CHECK_THROWS_WITH_AS(split_heads(Var(x), 4), doctest::Contains("split_heads: input [2, 3, 6]"), Error);
+    CHECK_THROWS_WITH_AS(merge_heads(Var(heads), 4), doctest::Contains("merge_heads: input [6, 3, 2]"), Error);
+  }
+
+  TEST_CASE("multi_head_attention: T queries over S keys equal the formulas written as loops, both rules") {
+    Generator gen(21);
+    MultiHeadAttention layer(6, 2, gen);  // its four Linears as the projections
+    randomize(layer, gen);                // out_proj's bias is not 0: a padded query's zero row is earned
+    const AttentionProjections in{layer.q_proj.weight, layer.q_proj.bias, layer.k_proj.weight,
+                                  layer.k_proj.bias,   layer.v_proj.weight, layer.v_proj.bias};
+    Tensor query = Tensor::normal({2, 3, 6}, 0, 1, gen), kv = Tensor::normal({2, 5, 6}, 0, 1, gen);
+    Tensor qpad({2, 3}, {1, 1, 1, 1, 0, 0}), kpad({2, 5}, {1, 1, 1, 1, 1, 1, 1, 1, 0, 0});
+    for (PaddedQueries rule : {PaddedQueries::attend_nothing, PaddedQueries::attend_keys})
+      for (bool causal : {false, true}) {
+        CAPTURE(causal);
+        Tensor mask = attention_mask(qpad, kpad, causal, rule);
+        AttentionOutput a = multi_head_attention("test", Var(query), Var(kv), mask, in, layer.out_proj, 2);
+        CHECK(a.weights.shape() == Shape{2, 2, 3, 5});
+        check_close(a.output.value(), attention_by_loops(query, kv, mask, in, layer.out_proj, 2), test::tol(1e-13));
+        for (int64_t t = 1; t < 3; ++t)  // sequence 1's padded queries
+          for (int64_t d = 0; d < 6; ++d) {
+            real v = a.output.value().at({1, t, d});
+            if (rule == PaddedQueries::attend_nothing) CHECK(v == 0);
+            if (rule == PaddedQueries::attend_keys) CHECK(v != 0);
+          }
+      }
+    CHECK_THROWS_WITH_AS(multi_head_attention("TheLayer", Var(query), Var(kv), Tensor::ones({2, 3, 4}), in, layer.out_proj, 2),
+                         doctest::Contains("TheLayer: query [2, 3, 6], kv [2, 5, 6] and mask [2, 3, 4] must be "
+                                           "(B, T, 6), (B, S, 6), (B, T, S)"),
+                         Error);
+    CHECK_THROWS_WITH_AS(multi_head_attention("TheLayer", Var(query), Var(kv), Tensor::ones({2, 3, 5}), in, layer.out_proj, 4),
+                         doctest::Contains("TheLayer: embed 6 and heads 4 must be positive"), Error);
+  }
+
+  TEST_CASE("gradcheck: multi_head_attention, 3 queries over 4 keys, 2 heads, causal or not, both padded-query rules" * DOUBLE_ONLY(kGradcheckReason)) {
+    Generator gen(22);
+    Linear q(4, 4, true, gen), k(4, 4, true, gen), v(4, 4, true, gen), out(4, 4, true, gen);
+    for (Linear* lin : {&q, &k, &v, &out}) randomize(*lin, gen);
+    const AttentionProjections in{q.weight, q.bias, k.weight, k.bias, v.weight, v.bias};
+    Var query(Tensor::normal({2, 3, 4}, 0, 1, gen), true), kv(Tensor::normal({2, 4, 4}, 0, 1, gen), true);
+    Tensor qpad({2, 3}, {1, 1, 1, 1, 1, 0}), kpad({2, 4}, {1, 1, 1, 1, 1, 1, 1, 0});
+    std::vector<Var> inputs = with(out.parameters(), {query, kv, q.weight, q.bias, k.weight, k.bias, v.weight, v.bias});
+    for (PaddedQueries rule : {PaddedQueries::attend_nothing, PaddedQueries::attend_keys})
+      for (bool causal : {false, true}) {
+        Tensor mask = attention_mask(qpad, kpad, causal, rule);
+        GradcheckOptions opt;
+        opt.name = std::string("multi_head_attention") + (causal ? " causal" : "") +
+                   (rule == PaddedQueries::attend_nothing ? ", padded queries attend to nothing" : ", only keys masked");
+        GradcheckReport r = gradcheck(
+            [&] {
+              AttentionOutput a = multi_head_attention("test", query, kv, mask, in, out, 2);
+              return concat({reshape(a.output, {-1}), reshape(a.weights, {-1})}, 0);
+            },
+            inputs, opt);
+        INFO(r.str());
+        CHECK(r.ok);
+      }
   }
 
   TEST_CASE("shape mistakes name the layer and the shapes") {

@@ -145,7 +145,7 @@ TEST_SUITE("ch13_transformer_layers") {
     randomize(att, gen);
     Var q(Tensor::normal({2, 3, 6}, 0, 1, gen)), kv(Tensor::normal({2, 4, 6}, 0, 1, gen));
     Tensor mask = key_mask(padding_of({4, 2}, 4), 3, false);
-    AttentionResult a = att.forward(q, kv, mask);
+    AttentionOutput a = att.forward(q, kv, mask);
     CHECK(a.weights.shape() == Shape{2, 2, 3, 4});
     for (int64_t h = 0; h < 2; ++h)
       for (int64_t i = 0; i < 3; ++i) {
@@ -178,10 +178,27 @@ TEST_SUITE("ch13_transformer_layers") {
     Var x(Tensor::normal({2, 4, 6}, 0, 1, gen));
     Tensor pad = Tensor::ones({2, 4});
     for (bool causal : {false, true}) {
-      SelfAttentionOutput want = mha.forward(x, pad, causal);
-      AttentionResult got = att.forward(x, x, key_mask(pad, 4, causal));
+      AttentionOutput want = mha.forward(x, pad, causal);
+      AttentionOutput got = att.forward(x, x, key_mask(pad, 4, causal));
       check_close(got.output.value(), want.output.value(), 1e-14);
       check_close(got.weights.value(), want.weights.value(), 1e-15);
+    }
+    // One attention underneath: padded, with chapter 12's rule in the mask, the two layers give the
+    // same bits, a padded query's zero row included (out_proj's bias is not 0). With the
+    // Transformer's rule only that row differs: the padded query attends to the real keys.
+    Tensor padded = padding_of({4, 2}, 4);
+    for (bool causal : {false, true}) {
+      CAPTURE(causal);
+      AttentionOutput want = mha.forward(x, padded, causal);
+      AttentionOutput got = att.forward(x, x, self_attention_mask(padded, causal));
+      CHECK(equal(got.output.value(), want.output.value()));
+      CHECK(equal(got.weights.value(), want.weights.value()));
+      Tensor keys_only = att.forward(x, x, key_mask(padded, 4, causal)).output.value();
+      CHECK(equal(rows_of(keys_only, 0, 0, 4), rows_of(want.output.value(), 0, 0, 4)));
+      CHECK(equal(rows_of(keys_only, 1, 0, 2), rows_of(want.output.value(), 1, 0, 2)));
+      Tensor zero_rows = rows_of(want.output.value(), 1, 2, 4), attending_rows = rows_of(keys_only, 1, 2, 4);
+      for (real v : zero_rows.values()) CHECK(v == 0);
+      for (real v : attending_rows.values()) CHECK(v != 0);
     }
   }
 
@@ -320,6 +337,10 @@ TEST_SUITE("ch13_transformer_layers") {
     CHECK(equal(l.self_attn.in_proj_bias.value(), Tensor::zeros({24})));
     CHECK(equal(l.self_attn.out_proj.bias.value(), Tensor::zeros({8})));
     CHECK_THROWS_WITH_AS(TransformerEncoderLayer(LayerSizes{6, 4, 8, false}, gen),
-                         doctest::Contains("d_model 6, heads 4 and ff 8"), Error);
+                         doctest::Contains("Transformer layer: embed 6 and heads 4 must be positive"), Error);
+    CHECK_THROWS_WITH_AS(TransformerDecoderLayer(LayerSizes{6, 3, 0, false}, gen),
+                         doctest::Contains("Transformer layer: ff 0 must be positive"), Error);
+    CHECK_THROWS_WITH_AS(TransformerAttention(6, 4, gen),
+                         doctest::Contains("TransformerAttention: embed 6 and heads 4 must be positive"), Error);
   }
 }

@@ -16,8 +16,8 @@ namespace heed::check {
 // (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
 const ForbiddenCalls kForbidden12 = {
     {"cosine_scores", {"heed::CosineScore"}},
-    {"causal_attention", {"heed::scaled_dot_product_attention", "heed::SelfAttention", "heed::MultiHeadAttention", "heed::TransformerAttention"}},
-    {"split_heads", {"heed::scaled_dot_product_attention", "heed::MultiHeadAttention", "heed::TransformerAttention"}},
+    {"causal_attention", {"heed::scaled_dot_product_attention", "heed::multi_head_attention", "heed::SelfAttention", "heed::MultiHeadAttention", "heed::TransformerAttention"}},
+    {"split_heads", {"heed::split_heads", "heed::multi_head_attention", "heed::scaled_dot_product_attention", "heed::MultiHeadAttention", "heed::TransformerAttention"}},
 };
 
 std::vector<Exercise> exercises_12(const Impl12& impl) {

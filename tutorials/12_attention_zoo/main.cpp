@@ -160,7 +160,7 @@ void qkv() {
   rows("Q K^T / sqrt(2)", scores);
   rows("softmax of each row", weights);
   rows("sum_j w_ij V_j", out);
-  SelfAttentionOutput o = layer.forward(Var(x), Tensor({1, 3}, {1, 1, 1}));
+  AttentionOutput o = layer.forward(Var(x), Tensor({1, 3}, {1, 1, 1}));
   std::printf("  SelfAttention::forward gives the same weights and output (to within 1e-12): %s\n\n",
               allclose(reshape(o.weights.value(), {3, 3}), weights, 0, 1e-12) &&
                       allclose(reshape(o.output.value(), {3, 2}), out, 0, 1e-12)
@@ -207,7 +207,7 @@ void layers() {
   Generator data(5);
   const Tensor x = random_tensor({1, 5, 8}, data);  // (B, S, D)
   const Tensor padding({1, 5}, {1, 1, 1, 1, 0});
-  SelfAttentionOutput o = mha.forward(Var(x), padding);
+  AttentionOutput o = mha.forward(Var(x), padding);
   const Tensor& w = o.weights.value();  // (B, h, S, S)
   std::printf("  x [1, 5, 8] -> output %s, weights %s\n", shape_str(o.output.value().shape()).c_str(),
               shape_str(w.shape()).c_str());

@@ -59,7 +59,7 @@ void qkv() {
   Tensor scores({3, 3}, {0, 2, 2, 2, 0, 2, 2, 2, 4});
   for (real& s : scores.values()) s /= std::sqrt(2.0);
   print_matrix("scores = Q K^T / sqrt(2)", scores, 3, 3);
-  AttentionResult a = att.forward(Var(x), Var(x), Tensor::ones({1, 3, 3}));
+  AttentionOutput a = att.forward(Var(x), Var(x), Tensor::ones({1, 3, 3}));
   print_matrix("weights = softmax of each row (heed's TransformerAttention)", a.weights.value(), 3, 3);
   print_matrix("output = weights V (then W_o = I)", a.output.value(), 3, 2);
   std::printf("\n");
