@@ -245,7 +245,7 @@ int cmd_train(const std::vector<std::string>& argv) {
   if (watcher && !plan.resume.empty()) watcher->continue_film(plan.resumed_step);  // never replace its frames
 
   LoadedModel run = make_run_model(plan);
-  Seq2Seq& model = *run.model;
+  Model& model = *run.model;
   Trainer trainer(model, *task, opt);
   restore_run(plan, run, trainer);
   std::string shape = config.cell + " cell" + (config.bidirectional ? ", bidirectional" : "") +
