@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -129,6 +130,16 @@ TEST_SUITE("ch13_transformer_model") {
                          Error);
     CHECK_THROWS_WITH_AS(r->decode_step({1, 1}, *ts), doctest::Contains("seq2seq: decode_step was given another model's"),
                          Error);
+    // Only a table with a row per source position limits the source: learned positions, location.
+    CHECK(tiny_transformer(false, "learned").source_limit() == 6);
+    CHECK(tiny_transformer().source_limit() == INT64_MAX);
+    CHECK(test::tiny_rnn("location").source_limit() == 6);
+    CHECK(test::tiny_rnn("general").source_limit() == INT64_MAX);
+    Generator g4(6);
+    TransformerSeq2Seq learned(tiny_transformer(false, "learned"), g4);
+    CHECK_THROWS_WITH_AS(beam_search(learned, std::vector<int64_t>(7, 3), 1, 2),
+                         doctest::Contains("the source has 7 tokens; the model reads at most 6"), Error);
+    CHECK(beam_search(*t, std::vector<int64_t>(7, 3), 1, 2).front().attention.front().size() == 7);
     // A model without dropout has no masks' stream to restore.
     CHECK(r->dropout_state().empty());
     CHECK_THROWS_WITH_AS(r->set_dropout_state("1 2"), doctest::Contains("for a model without dropout"), Error);
