@@ -208,9 +208,10 @@ void read_transformer_flags(const Args& a, ModelConfig& c) {
   }
   // The recurrent models' flags: the transformer has no cell, no hidden size, no direction and
   // no attentional state to feed back.
-  if (a.has("--hidden")) throw a.error("--hidden is not used by the transformer: its width is --embed");
-  for (const char* f : {"--cell", "--bidirectional", "--input-feeding"})
-    if (a.has(f)) throw a.error(std::string(f) + " is for the recurrent models, not --model transformer");
+  for (const char* f : {"--cell", "--hidden", "--bidirectional", "--input-feeding"})
+    if (a.has(f))
+      throw a.error(std::string(f) + " is for the recurrent models, not --model transformer" +
+                    (f == std::string("--hidden") ? " (its width is --embed)" : ""));
   c.layers = a.integer("--layers", 2, 1, 64);
   c.heads = a.integer("--heads", 4, 1, 4096);
   c.ff = a.integer("--ff", 128, 1, 65536);
