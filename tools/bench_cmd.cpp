@@ -33,7 +33,7 @@ const char* kBenchHelp =
     "  --config S|M      the sizes of docs/models.md: S = E 32, H 64, batch 32, len 10;\n"
     "                    M = E 64, H 256, batch 64, len 30 (S)\n"
     "  --model M         plain|additive|general|dot|scaled|cosine|location|transformer (additive)\n"
-    "  --cell C          gru|lstm|rnn (gru)\n"
+    "  --cell C          recurrent models: gru|lstm|rnn (gru)\n"
     "  --embed E, --hidden H, --batch B, --len L   override the configuration's sizes\n"
     "%s"
     "  --steps N         timed steps (20), after --warmup N untimed ones (3)\n"
