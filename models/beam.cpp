@@ -29,16 +29,16 @@ bool better(const Candidate& a, const Candidate& b) {
   return a.parent < b.parent;
 }
 
-void check_source(const Seq2Seq& model, const std::vector<int64_t>& source_ids, int64_t beam,
+void check_source(const Model& model, const std::vector<int64_t>& source_ids, int64_t beam,
                   int64_t max_steps) {
   if (beam < 1) throw Error("beam_search: beam is " + std::to_string(beam) + ", must be >= 1");
   if (max_steps < 1) throw Error("beam_search: max_steps is " + std::to_string(max_steps) + ", must be >= 1");
   const ModelConfig& c = model.config();
   const int64_t S = static_cast<int64_t>(source_ids.size());
   if (S == 0) throw Error("beam_search: the source is empty");
-  if (S > c.max_src_len)
+  if (S > c.source_limit())  // location attention and learned positions have a row per position
     throw Error("beam_search: the source has " + std::to_string(S) + " tokens; the model reads at most " +
-                std::to_string(c.max_src_len));
+                std::to_string(c.source_limit()));
   for (int64_t i = 0; i < S; ++i)
     if (source_ids[i] < Vocab::kNumSpecials || source_ids[i] >= c.src_vocab)
       throw Error("beam_search: source token " + std::to_string(i) + " has id " + std::to_string(source_ids[i]) +
@@ -48,26 +48,12 @@ void check_source(const Seq2Seq& model, const std::vector<int64_t>& source_ids, 
 
 }  // namespace
 
-DecoderState select_rows(const DecoderState& st, const std::vector<int64_t>& rows) {
-  auto pick = [&](const Var& v) { return v.defined() ? index_select(v, rows) : Var(); };
-  DecoderState out;
-  out.s.h = pick(st.s.h);     // (K, H)
-  out.s.c = pick(st.s.c);     // (K, H), LSTM only
-  out.keys = pick(st.keys);   // (K, S, .)
-  out.values = pick(st.values);  // (K, S, D*H)
-  out.mask = index_select(st.mask, rows);  // (K, S)
-  out.feed = pick(st.feed);   // (K, H), input feeding only
-  for (const Var& c : st.cache) out.cache.push_back(pick(c));  // transformer: (K, t, D) per layer
-  out.position = st.position;
-  return out;
-}
-
-std::vector<Hypothesis> beam_search(const Seq2Seq& model, const std::vector<int64_t>& source_ids,
+std::vector<Hypothesis> beam_search(const Model& model, const std::vector<int64_t>& source_ids,
                                     int64_t beam, int64_t max_steps) {
   check_source(model, source_ids, beam, max_steps);
   NoGradGuard no_grad;
   // The source is encoded once; its state is copied into a row per live hypothesis.
-  DecoderState st = model.start(make_batch({Example{source_ids, {}}}));
+  std::unique_ptr<StepState> st = model.start_decoding(make_batch({Example{source_ids, {}}}));
   const int64_t S = static_cast<int64_t>(source_ids.size());
   std::vector<Hypothesis> alive(1), finished;
   std::vector<Candidate> candidates;
@@ -77,7 +63,7 @@ std::vector<Hypothesis> beam_search(const Seq2Seq& model, const std::vector<int6
     prev.assign(n, Vocab::kBos);
     for (int64_t k = 0; k < n; ++k)
       if (t > 0) prev[k] = alive[k].tokens.back();
-    StepOutput o = model.step(prev, st);
+    StepOutput o = model.decode_step(prev, *st);
     Tensor logp = log_softmax(model.logits(o.out).value(), 1);  // (n, V)
     const int64_t V = logp.shape()[1];
 
@@ -115,7 +101,7 @@ std::vector<Hypothesis> beam_search(const Seq2Seq& model, const std::vector<int6
       }
     }
     alive = std::move(next);
-    if (!alive.empty()) st = select_rows(st, rows);
+    if (!alive.empty()) st = st->select_rows(rows);
   }
 
   std::vector<Hypothesis> out = std::move(finished);

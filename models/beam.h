@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/seq2seq.h"
+#include "models/model.h"
 
 namespace heed {
 
@@ -21,18 +21,15 @@ struct Hypothesis {
   bool finished = false;                      // ends with <eos>
 };
 
-// The rows of st in the order of `rows` (a row may repeat): every field index_selected along
-// its batch axis. Grows one source's state into a beam and makes each child follow its parent.
-DecoderState select_rows(const DecoderState& st, const std::vector<int64_t>& rows);
-
 // The hypotheses best first (by score; ties by log_prob, then tokens), `beam` of them unless
 // fewer distinct sequences of at most max_steps tokens exist. No gradients are recorded.
 // Every token of the target vocabulary may be chosen, as in greedy decoding. Candidates are
 // ranked by total log-probability, ties broken by the step's log-probability (which is what
 // makes beam 1 agree with greedy's argmax exactly), then the lower token id, then the lower
 // parent index. REQUIRES: beam >= 1, max_steps >= 1, a non-empty source of ids in
-// [3, src_vocab) no longer than max_src_len; heed::Error naming the value otherwise.
-std::vector<Hypothesis> beam_search(const Seq2Seq& model, const std::vector<int64_t>& source_ids,
+// [3, src_vocab) no longer than the model can read (ModelConfig::source_limit); heed::Error
+// naming the value otherwise.
+std::vector<Hypothesis> beam_search(const Model& model, const std::vector<int64_t>& source_ids,
                                     int64_t beam, int64_t max_steps);
 
 }  // namespace heed

@@ -322,7 +322,7 @@ double corpus_bleu(const std::vector<std::vector<std::string>>& hyps, const std:
   return counts.bleu();
 }
 
-PairScore score_pairs(const Seq2Seq& model, const Vocab& tgt_vocab, const PairSet& set, int64_t limit,
+PairScore score_pairs(const Model& model, const Vocab& tgt_vocab, const PairSet& set, int64_t limit,
                       int64_t keep_outputs) {
   const int64_t n = std::min<int64_t>(limit, static_cast<int64_t>(set.pairs.size()));
   if (n < 1) throw Error("score_pairs: no pairs to score");

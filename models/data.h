@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "models/seq2seq.h"
+#include "models/model.h"
 #include "models/tasks.h"
 #include "models/train.h"
 
@@ -152,7 +152,7 @@ struct PairScore {
   int64_t pairs = 0;
   std::vector<std::vector<std::string>> outputs;  // the first keep_outputs greedy outputs BLEU scored
 };
-PairScore score_pairs(const Seq2Seq& model, const Vocab& tgt_vocab, const PairSet& set, int64_t limit,
+PairScore score_pairs(const Model& model, const Vocab& tgt_vocab, const PairSet& set, int64_t limit,
                       int64_t keep_outputs = 0);
 
 }  // namespace heed

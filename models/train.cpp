@@ -84,7 +84,7 @@ std::string num(real x) {
 // Training stops at the first non-finite number, naming the step and the parameter, so that a
 // diverging run never goes on to write garbage (and save_checkpoint refuses NaN anyway).
 // After backward: the loss, then every gradient.
-void check_finite(const Seq2Seq& model, real loss, int64_t step, real lr) {
+void check_finite(const Model& model, real loss, int64_t step, real lr) {
   const std::string at = "train: step " + std::to_string(step) + ": ";
   const std::string advice = "; lower --lr (now " + num(lr) + ") or check the data";
   if (!std::isfinite(loss)) {
@@ -109,7 +109,7 @@ void check_finite(const Seq2Seq& model, real loss, int64_t step, real lr) {
 }
 
 // After the update: every parameter.
-void check_finite_values(const Seq2Seq& model, int64_t step, real lr) {
+void check_finite_values(const Model& model, int64_t step, real lr) {
   for (const auto& [name, p] : model.named_parameters()) {
     const Tensor& v = p.value();
     for (int64_t i = 0; i < v.numel(); ++i)
@@ -123,14 +123,14 @@ void check_finite_values(const Seq2Seq& model, int64_t step, real lr) {
 // at an error, so that what runs between steps (a film's snapshot, the
 // held-out score) sees the model as eval and predict will.
 struct TrainingMode {
-  explicit TrainingMode(Seq2Seq& m) : model(m) { model.set_training(true); }
+  explicit TrainingMode(Model& m) : model(m) { model.set_training(true); }
   ~TrainingMode() { model.set_training(false); }
-  Seq2Seq& model;
+  Model& model;
 };
 
 }  // namespace
 
-Trainer::Trainer(Seq2Seq& model, const Task& task, const TrainOptions& opt)
+Trainer::Trainer(Model& model, const Task& task, const TrainOptions& opt)
     : model_(model), task_(task), opt_(opt), params_(model.parameters()), adam_(params_, opt.lr), data_(opt.seed) {
   validate(opt);
   check_step_memory(model.config(), opt.batch, task.max_len());
@@ -203,7 +203,7 @@ void Trainer::restore(const TrainingState& s) {
   recent_ = s.recent_losses;
 }
 
-TrainResult train(Seq2Seq& model, const Task& task, const TrainOptions& opt,
+TrainResult train(Model& model, const Task& task, const TrainOptions& opt,
                   const std::function<void(const Progress&)>& on_step) {
   Trainer trainer(model, task, opt);
   TrainResult result;
@@ -218,7 +218,7 @@ TrainResult train(Seq2Seq& model, const Task& task, const TrainOptions& opt,
   return result;
 }
 
-void score_batch(const Seq2Seq& model, const Batch& batch, Accuracy& acc) {
+void score_batch(const Model& model, const Batch& batch, Accuracy& acc) {
   score_decoded(model.greedy(batch, batch.tgt_len), batch, acc);
 }
 
@@ -240,7 +240,7 @@ void score_decoded(const Decoded& d, const Batch& batch, Accuracy& acc) {
   }
 }
 
-std::vector<Accuracy> evaluate_by_length(const Seq2Seq& model, const Task& task, const std::vector<int64_t>& lengths,
+std::vector<Accuracy> evaluate_by_length(const Model& model, const Task& task, const std::vector<int64_t>& lengths,
                                          int64_t samples, uint64_t seed) {
   if (samples < 1) throw Error("evaluate: --samples must be at least 1");
   std::vector<Accuracy> out;
@@ -260,7 +260,7 @@ std::vector<Accuracy> evaluate_by_length(const Seq2Seq& model, const Task& task,
   return out;
 }
 
-Accuracy evaluate_held_out(const Seq2Seq& model, const Task& task, int64_t samples, uint64_t seed) {
+Accuracy evaluate_held_out(const Model& model, const Task& task, int64_t samples, uint64_t seed) {
   if (samples < 1) throw Error("evaluate: --samples must be at least 1");
   Generator gen(seed);
   Accuracy acc;

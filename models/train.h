@@ -1,4 +1,4 @@
-// Training and evaluation of a Seq2Seq on a Task, as docs/models.md pins them: Adam
+// Training and evaluation of a Model (models/model.h) on a Task, as docs/models.md pins them: Adam
 // (0.9, 0.999, 1e-8), gradient-norm clipping, a learning rate decayed linearly to 0 over the
 // run (or constant), teacher forcing; evaluation by greedy decoding for exactly L+1 steps with
 // the exact and token metrics.
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "models/seq2seq.h"
+#include "models/model.h"
 #include "nn/optim.h"
 
 namespace heed {
@@ -53,7 +53,7 @@ struct TrainingState {
   int64_t adam_steps = 0;       // Adam's step count (equals `step`, kept apart as torch does)
   std::vector<Tensor> exp_avg, exp_avg_sq;  // Adam's moments, one per parameter
   std::vector<real> recent_losses;  // the last kRecentLosses losses, oldest first
-  std::string dropout_generator;    // the dropout masks' stream (Seq2Seq::dropout_state), "" without dropout
+  std::string dropout_generator;    // the dropout masks' stream (Model::dropout_state), "" without dropout
   static constexpr int64_t kRecentLosses = 50;
 };
 
@@ -63,7 +63,7 @@ struct TrainingState {
 class Trainer {
  public:
   // Starts a fresh run (a new Adam, the data stream at opt.seed). Throws what train() throws.
-  Trainer(Seq2Seq& model, const Task& task, const TrainOptions& opt);
+  Trainer(Model& model, const Task& task, const TrainOptions& opt);
 
   bool done() const { return step_ >= opt_.steps; }
   int64_t steps_done() const { return step_; }
@@ -78,7 +78,7 @@ class Trainer {
   void restore(const TrainingState& s);
 
  private:
-  Seq2Seq& model_;
+  Model& model_;
   const Task& task_;
   TrainOptions opt_;
   std::vector<Var> params_;
@@ -92,7 +92,7 @@ class Trainer {
 // Trains in place. `on_step` (optional) sees every step. Throws heed::Error before the first
 // step when a step would not fit (check_step_memory), and at the first non-finite loss,
 // gradient or updated parameter, naming the step and the parameter.
-TrainResult train(Seq2Seq& model, const Task& task, const TrainOptions& opt,
+TrainResult train(Model& model, const Task& task, const TrainOptions& opt,
                   const std::function<void(const Progress&)>& on_step = {});
 
 struct Accuracy {
@@ -105,14 +105,14 @@ struct Accuracy {
 
 // Greedy decoding of `batch` for T steps; adds its counts to `acc`: a sequence is exact when
 // its L symbols and the EOS after them are right; token counts the L symbol positions.
-void score_batch(const Seq2Seq& model, const Batch& batch, Accuracy& acc);
+void score_batch(const Model& model, const Batch& batch, Accuracy& acc);
 // The same counts from a greedy decoding of `batch` already made (at least T steps).
 void score_decoded(const Decoded& d, const Batch& batch, Accuracy& acc);
 
 // `samples` sequences of each source length, drawn from Generator(seed).
-std::vector<Accuracy> evaluate_by_length(const Seq2Seq& model, const Task& task, const std::vector<int64_t>& lengths,
+std::vector<Accuracy> evaluate_by_length(const Model& model, const Task& task, const std::vector<int64_t>& lengths,
                                          int64_t samples, uint64_t seed);
 // `samples` held-out sequences (fresh draws for the toy tasks, held-out pairs for translate).
-Accuracy evaluate_held_out(const Seq2Seq& model, const Task& task, int64_t samples, uint64_t seed);
+Accuracy evaluate_held_out(const Model& model, const Task& task, int64_t samples, uint64_t seed);
 
 }  // namespace heed

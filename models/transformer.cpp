@@ -4,7 +4,7 @@
 #include <string>
 
 #include "autograd/functions.h"
-#include "models/seq2seq.h"
+#include "models/vocab.h"
 #include "nn/encoder.h"
 
 namespace heed {
@@ -65,24 +65,96 @@ Var TransformerCore::decode(const Embedding& tgt_embed, const Batch& batch, cons
   return h;
 }
 
-void TransformerCore::start(const Embedding& src_embed, const Batch& batch, DecoderState& st) const {
-  st.values = encode(src_embed, batch);  // memory (B, S, D)
+TransformerState TransformerCore::start(const Embedding& src_embed, const Batch& batch) const {
+  TransformerState st;
+  st.memory = encode(src_embed, batch);  // (B, S, D)
   st.mask = length_mask(batch.lengths, batch.src_len, "transformer");
-  st.cache.clear();
-  st.position = 0;
+  return st;
 }
 
 StepOutput TransformerCore::step(const Embedding& tgt_embed, const std::vector<int64_t>& prev_tokens,
-                                 DecoderState& st) const {
+                                 TransformerState& st) const {
   const int64_t B = static_cast<int64_t>(prev_tokens.size()), S = st.mask.shape()[1], D = sizes_.d_model;
   Var x = embed(tgt_embed, tgt_pos.get(), prev_tokens, B, 1, st.position);  // (B, 1, D)
   std::vector<Var> cw;
-  Var h = decoder.step(x, st.cache, st.values, key_mask(st.mask, 1, false), &cw);  // (B, 1, D)
+  Var h = decoder.step(x, st.cache, st.memory, key_mask(st.mask, 1, false), &cw);  // (B, 1, D)
   ++st.position;
   StepOutput o;
   o.out = reshape(h, {B, D});
   o.weights = mean(reshape(cw.back(), {B, sizes_.heads, S}), 1);  // the last layer's, averaged over heads
   return o;
+}
+
+std::unique_ptr<StepState> TransformerState::select_rows(const std::vector<int64_t>& rows) const {
+  auto out = std::make_unique<TransformerState>();
+  out->memory = index_select(memory, rows);  // (K, S, D)
+  out->mask = index_select(mask, rows);      // (K, S)
+  for (const Var& c : cache) out->cache.push_back(index_select(c, rows));  // (K, t, D) per layer
+  out->position = position;
+  return out;
+}
+
+namespace {
+
+// config itself; heed::Error for a recurrent model's, which is Seq2Seq's.
+const ModelConfig& transformer_only(const ModelConfig& c) {
+  if (!c.is_transformer())
+    throw Error("transformer: model '" + c.model + "' is a recurrent Seq2Seq (models/seq2seq.h); make_model builds either");
+  return c;
+}
+
+TransformerSizes sizes_of(const ModelConfig& c) {
+  return {c.embed, c.layers, c.heads, c.ff, c.norm_first, c.positions == "learned", c.max_src_len, c.dropout};
+}
+
+}  // namespace
+
+// The weights are drawn in the order the recurrent models' are (embeddings, out, then the rest),
+// the order every transformer checkpoint so far was made in.
+TransformerSeq2Seq::TransformerSeq2Seq(const ModelConfig& config, Generator& gen)
+    : Model(transformer_only(config)),
+      src_embed_(config.src_vocab, config.embed, gen, Vocab::kPad),
+      tgt_embed_(config.tgt_vocab, config.embed, gen, Vocab::kPad),
+      out_(config.embed, config.tgt_vocab, true, gen),
+      core_(sizes_of(config_), gen) {
+  // N(0, 1/D) instead of N(0, 1): see the top of this file's header.
+  for (Embedding* e : {&src_embed_, &tgt_embed_})
+    for (real& w : e->weight.value().values()) w /= std::sqrt(static_cast<real>(config.embed));
+  register_module("src_embed", src_embed_);
+  register_module("tgt_embed", tgt_embed_);
+  if (core_.src_pos) {
+    register_module("src_pos", *core_.src_pos);
+    register_module("tgt_pos", *core_.tgt_pos);
+  }
+  register_module("encoder", core_.encoder);
+  register_module("decoder", core_.decoder);
+  register_module("out", out_);
+}
+
+Var TransformerSeq2Seq::forward(const Batch& batch) const {
+  return out_.forward(core_.decode(tgt_embed_, batch, core_.encode(src_embed_, batch)));
+}
+
+std::unique_ptr<StepState> TransformerSeq2Seq::start_decoding(const Batch& batch) const {
+  return std::make_unique<TransformerState>(start(batch));
+}
+
+StepOutput TransformerSeq2Seq::decode_step(const std::vector<int64_t>& prev_tokens, StepState& st) const {
+  auto* own = dynamic_cast<TransformerState*>(&st);
+  if (!own) throw Error("transformer: decode_step was given another model's decoder state");
+  return step(prev_tokens, *own);
+}
+
+std::string TransformerSeq2Seq::dropout_state() const {
+  return config_.dropout > 0 ? core_.dropout_generator().state() : "";
+}
+
+void TransformerSeq2Seq::set_dropout_state(const std::string& state) {
+  const bool has_dropout = config_.dropout > 0;  // as dropout_state()
+  if (state.empty() != !has_dropout)
+    throw Error("transformer: a dropout stream state is " + std::string(state.empty() ? "missing" : "given") +
+                " for a model " + (has_dropout ? "with" : "without") + " dropout");
+  if (has_dropout) core_.dropout_generator() = Generator::from_state(state);
 }
 
 }  // namespace heed

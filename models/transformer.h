@@ -5,27 +5,27 @@
 //         h = decoder(y, memory)                        causal self-attention, cross-attention
 //   logits = out(h)                                     (B, T, V)
 // P is sinusoidal (fixed, any length) or learned (src_pos, tgt_pos: a table per side). D is the
-// embedding size (ModelConfig::embed). Seq2Seq owns the embeddings and `out` and registers this
-// part's modules under torch.nn.Transformer's names ("encoder.layers.0.self_attn.in_proj_weight").
+// embedding size (ModelConfig::embed). TransformerSeq2Seq, the Model (models/model.h), owns the
+// embeddings, `out` and a TransformerCore (the stacks and positions), and registers the core's
+// modules under torch.nn.Transformer's names ("encoder.layers.0.self_attn.in_proj_weight").
 // The embeddings start from N(0, 1/D) rather than N(0, 1): times sqrt(D) a token's vector then
 // has unit-size elements like the positions', instead of drowning them.
-// Decoding step by step keeps each decoder layer's inputs (DecoderState::cache), so a step costs
-// one position, not the whole prefix again.
+// Decoding step by step keeps each decoder layer's inputs (TransformerState::cache), so a step
+// costs one position, not the whole prefix again.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
-#include "models/tasks.h"
+#include "models/model.h"
 #include "nn/embedding.h"
+#include "nn/linear.h"
 #include "nn/positions.h"
 #include "nn/transformer_layers.h"
 
 namespace heed {
-
-struct DecoderState;
-struct StepOutput;
 
 struct TransformerSizes {
   int64_t d_model = 32, layers = 2, heads = 4, ff = 128;
@@ -42,6 +42,16 @@ struct TransformerAttentionMaps {
   std::vector<Tensor> cross;    // (B, h, T, S) per decoder layer
 };
 
+// The transformer decoder's running state between steps.
+struct TransformerState : StepState {
+  Var memory;              // the encoder's output (B, S, D)
+  Tensor mask;             // (B, S), 1 at real source positions
+  std::vector<Var> cache;  // each decoder layer's inputs so far (B, t, D)
+  int64_t position = 0;    // steps taken
+
+  std::unique_ptr<StepState> select_rows(const std::vector<int64_t>& rows) const override;
+};
+
 class TransformerCore {
  public:
   TransformerCore(const TransformerSizes& sizes, Generator& gen);
@@ -52,11 +62,11 @@ class TransformerCore {
   Var decode(const Embedding& tgt_embed, const Batch& batch, const Var& memory,
              TransformerAttentionMaps* maps = nullptr) const;
 
-  // Step-by-step decoding: start fills values (memory), mask and an empty cache; step embeds
+  // Step-by-step decoding: start encodes the sources (memory, mask, an empty cache); step embeds
   // prev_tokens at the next position and returns the decoder's output (B, D) and the last
   // layer's cross-attention weights averaged over heads (B, S).
-  void start(const Embedding& src_embed, const Batch& batch, DecoderState& st) const;
-  StepOutput step(const Embedding& tgt_embed, const std::vector<int64_t>& prev_tokens, DecoderState& st) const;
+  TransformerState start(const Embedding& src_embed, const Batch& batch) const;
+  StepOutput step(const Embedding& tgt_embed, const std::vector<int64_t>& prev_tokens, TransformerState& st) const;
 
   // Dropout is applied only while training is on, with masks drawn from Generator(seed).
   void set_training(bool on, uint64_t seed);
@@ -78,6 +88,41 @@ class TransformerCore {
   TransformerSizes sizes_;
   bool training_ = false;
   mutable Generator dropout_gen_;  // advanced by every training forward that drops
+};
+
+// The transformer as a Model: --model transformer. Its config part is ModelConfig's embed (D),
+// layers, heads, ff, norm_first, positions and dropout; cell, hidden, bidirectional and
+// input_feeding are the recurrent models' (heed train refuses them with --model transformer).
+class TransformerSeq2Seq : public Model {
+ public:
+  // heed::Error unless config names the transformer (make_model builds either kind).
+  TransformerSeq2Seq(const ModelConfig& config, Generator& gen);
+
+  // Every target position at once, teacher forced: no loop over time. (B, T, V).
+  Var forward(const Batch& batch) const override;
+  TransformerState start(const Batch& batch) const { return core_.start(src_embed_, batch); }
+  StepOutput step(const std::vector<int64_t>& prev_tokens, TransformerState& st) const {
+    return core_.step(tgt_embed_, prev_tokens, st);
+  }
+  std::unique_ptr<StepState> start_decoding(const Batch& batch) const override;
+  StepOutput decode_step(const std::vector<int64_t>& prev_tokens, StepState& st) const override;
+  Var logits(const Var& out) const override { return out_.forward(out); }
+  bool has_attention() const override { return true; }
+
+  void set_training(bool on, uint64_t seed) override { core_.set_training(on, seed); }
+  void set_training(bool on) override { core_.set_training(on); }
+  std::string dropout_state() const override;
+  void set_dropout_state(const std::string& state) override;
+
+  // The parts, for reading the attention maps of a teacher-forced pass (chapter 13).
+  const TransformerCore& core() const { return core_; }
+  const Embedding& src_embed() const { return src_embed_; }
+  const Embedding& tgt_embed() const { return tgt_embed_; }
+
+ private:
+  Embedding src_embed_, tgt_embed_;
+  Linear out_;
+  TransformerCore core_;
 };
 
 }  // namespace heed

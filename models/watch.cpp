@@ -50,7 +50,7 @@ AttentionWatch::AttentionWatch(const Task& task, const std::string& model, int64
   held_out_ = make_batch(sample);
 }
 
-FilmFrame AttentionWatch::take(const Seq2Seq& model, int64_t step, real loss) const {
+FilmFrame AttentionWatch::take(const Model& model, int64_t step, real loss) const {
   FilmFrame f;
   f.step = step;
   f.loss = loss;
@@ -70,12 +70,12 @@ FilmMaker::FilmMaker(const Task& task, const std::string& model, int64_t every) 
   film_.reference = watch_.reference();
 }
 
-const FilmFrame* FilmMaker::start(const Seq2Seq& model, int64_t step) {
+const FilmFrame* FilmMaker::start(const Model& model, int64_t step) {
   film_.frames.push_back(watch_.take(model, step, NAN));
   return &film_.frames.back();
 }
 
-const FilmFrame* FilmMaker::on_step(const Seq2Seq& model, const Progress& p) {
+const FilmFrame* FilmMaker::on_step(const Model& model, const Progress& p) {
   loss_sum_ += p.loss;
   ++losses_;
   if (p.step % every_ != 0 && p.step != p.steps) return nullptr;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/seq2seq.h"
+#include "models/model.h"
 #include "models/tasks.h"
 #include "models/train.h"
 #include "viz/film.h"
@@ -38,7 +38,7 @@ class AttentionWatch {
   const std::vector<std::string>& reference() const { return reference_; }  // (T) ending in <eos>
 
   // The snapshot after `step` training steps; `loss` is passed through (NaN: none yet).
-  FilmFrame take(const Seq2Seq& model, int64_t step, real loss) const;
+  FilmFrame take(const Model& model, int64_t step, real loss) const;
 
  private:
   const Task& task_;
@@ -54,8 +54,8 @@ class FilmMaker {
   // heed::Error as AttentionWatch's, or for every < 1.
   FilmMaker(const Task& task, const std::string& model, int64_t every = kDefaultWatchEvery);
 
-  const FilmFrame* start(const Seq2Seq& model, int64_t step = 0);  // step: where a resumed run begins
-  const FilmFrame* on_step(const Seq2Seq& model, const Progress& p);
+  const FilmFrame* start(const Model& model, int64_t step = 0);  // step: where a resumed run begins
+  const FilmFrame* on_step(const Model& model, const Progress& p);
   Film& film() { return film_; }  // source and reference filled in; title and caption are the caller's
 
  private:

@@ -170,6 +170,30 @@ TEST_SUITE("bench_sweep") {
 }
 
 TEST_SUITE("bench_sweep") {
+  TEST_CASE("svg_sweep_chart's title gives the sizes of the models drawn: no H for the transformer") {
+    std::vector<SweepPoint> points = {point("heed", "transformer", "float64", 5, 3.0),
+                                      point("heed", "transformer", "float64", 10, 5.0)};
+    for (SweepPoint& p : points) {
+      p.layers = 2;
+      p.heads = 4;
+    }
+    const std::string alone = svg_sweep_chart(points, "len");
+    CHECK(alone.find("(D 32, 2 layers, 4 heads, B 32, one thread)") != std::string::npos);
+    CHECK(alone.find("H 64") == std::string::npos);
+    // Beside a recurrent model, each kind's sizes, named.
+    points.push_back(point("heed", "additive", "float64", 5, 4.0));
+    const std::string both = svg_sweep_chart(points, "len");
+    CHECK(both.find("(transformer D 32, 2 layers, 4 heads; E 32, H 64, B 32, one thread)") != std::string::npos);
+    // The recurrent models' title is as it was.
+    CHECK(svg_sweep_chart(scrambled(), "batch").find("(E 32, L 40, H 64, one thread)") != std::string::npos);
+    // heed bench --json's transformer points carry their layers and heads.
+    SweepPoint read = sweep_point(parse_json(R"({"model": "transformer", "dtype": "float64", "embed": 16, "hidden": 64,
+        "batch": 4, "len": 5, "layers": 3, "heads": 2, "ms_per_step": 1, "ms_p10": 1, "ms_p90": 1,
+        "tokens_per_second": 1, "gflops_per_second": 1, "step_peak_mb": 1})"));
+    CHECK(read.layers == 3);
+    CHECK(read.heads == 2);
+  }
+
   TEST_CASE("heed bench --sweep: a point per model and value, the table, one JSON array, the chart; --from reads it back") {
     Scratch s("sweep");
     const std::string svg = s.path("len.svg"), points = s.path("points.json");

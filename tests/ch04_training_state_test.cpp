@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "autograd/functions.h"
+#include "models/seq2seq.h"
 #include "models/train.h"
 #include "nn/checkpoint.h"
 #include "nn/linear.h"

@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "io/atomic_file.h"
+#include "models/seq2seq.h"
 #include "models/translate.h"
 #include "models/watch.h"
 #include "tests/chapter_check.h"  // build_dir

@@ -81,6 +81,30 @@ TEST_SUITE("ch11_translation") {
     CHECK(help.out.find("--html FILE") != std::string::npos);
   }
 
+  TEST_CASE("heed predict reads a source as long as eval --lengths scores, where no table limits it") {
+    // Additive attention has no weight per source position: 70 tokens, past its max_src_len of
+    // 64, are read by predict as eval --lengths 70 reads them (predict used to refuse them).
+    Scratch s("long-source");
+    std::string model = train_tiny(s, "additive");
+    std::string source;
+    for (int i = 0; i < 70; ++i) source += std::to_string(i % 10) + " ";
+    CliRun p = s.heed("predict --load " + model + " --json \"" + source + "\"");
+    INFO(p.err);
+    REQUIRE(p.status == 0);
+    const Json j = p.json();
+    CHECK(j.find("source")->as_array().size() == 70);
+    REQUIRE(!j.find("attention")->as_array().empty());
+    for (const Json& row : j.find("attention")->as_array()) {
+      CHECK(row.as_array().size() == 70);
+      real sum = 0;
+      for (const Json& w : row.as_array()) sum += w.as_real();
+      CHECK(sum == doctest::Approx(1).epsilon(1e-9));
+    }
+    CliRun e = s.heed("eval --load " + model + " --lengths 70 --samples 4");
+    INFO(e.err);
+    CHECK(e.status == 0);
+  }
+
   TEST_CASE("heed predict --html writes a self-contained explorer of the shown output") {
     Scratch s("beam");
     std::string model = train_tiny(s, "general");

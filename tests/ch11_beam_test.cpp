@@ -8,6 +8,7 @@
 
 #include "autograd/functions.h"
 #include "models/beam.h"
+#include "models/seq2seq.h"
 #include "tests/precision.h"
 
 using namespace heed;
@@ -186,7 +187,8 @@ TEST_SUITE("ch11_translation") {
     Generator gen(5);
     Seq2Seq model(tiny("general", "lstm"), gen);
     DecoderState st = model.start(make_batch({Example{{3, 4, 5}, {}}, Example{{6, 5}, {}}}));
-    DecoderState sel = select_rows(st, {1, 0, 1});
+    std::unique_ptr<StepState> picked = st.select_rows({1, 0, 1});
+    const DecoderState& sel = dynamic_cast<const DecoderState&>(*picked);
     CHECK(sel.s.h.shape() == Shape{3, 4});
     CHECK(equal(sel.s.h.value(), index_select(st.s.h.value(), {1, 0, 1})));
     CHECK(equal(sel.s.c.value(), index_select(st.s.c.value(), {1, 0, 1})));
@@ -208,7 +210,13 @@ TEST_SUITE("ch11_translation") {
                          doctest::Contains("beam_search: source token 1 has id 7, outside the words' ids [3, 7)"),
                          Error);
     CHECK_THROWS_WITH_AS(beam_search(model, {3, Vocab::kEos}, 2, 5), doctest::Contains("has id 2"), Error);
-    CHECK_THROWS_WITH_AS(beam_search(model, std::vector<int64_t>(9, 3), 2, 5),
+    // Location attention has a weight per source position (max_src_len 8): a longer source is
+    // refused. Additive attention has none and reads it, as eval scores long sources.
+    Seq2Seq location(tiny("location"), gen);
+    CHECK_THROWS_WITH_AS(beam_search(location, std::vector<int64_t>(9, 3), 2, 5),
                          doctest::Contains("beam_search: the source has 9 tokens; the model reads at most 8"), Error);
+    std::vector<Hypothesis> long_source = beam_search(model, std::vector<int64_t>(9, 3), 2, 5);
+    REQUIRE(long_source.size() == 2);
+    CHECK(long_source[0].attention.front().size() == 9);
   }
 }

@@ -10,6 +10,7 @@
 
 #include "autograd/functions.h"
 #include "models/data.h"
+#include "models/seq2seq.h"
 #include "models/translate.h"
 #include "nn/loss.h"
 #include "tests/heed_cli.h"

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "models/seq2seq.h"
 #include "models/train.h"
 #include "models/translate.h"
 #include "tests/chapter_check.h"

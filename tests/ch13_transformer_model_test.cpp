@@ -1,9 +1,10 @@
-// Chapter 13 (the Transformer) as a sequence-to-sequence model behind Seq2Seq (--model
+// Chapter 13 (the Transformer) as a sequence-to-sequence model, TransformerSeq2Seq (--model
 // transformer): gradients of the whole loss, padding, decoding step by step against the
 // teacher-forced pass, beam 1 against greedy, checkpoint names, training, and the CLI.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -13,6 +14,7 @@
 #include "autograd/gradcheck.h"
 #include "models/beam.h"
 #include "models/seq2seq.h"
+#include "models/transformer.h"
 #include "models/train.h"
 #include "nn/checkpoint.h"
 #include "nn/loss.h"
@@ -31,7 +33,7 @@ TEST_SUITE("ch13_transformer_model") {
     for (bool norm_first : {false, true})
       for (std::string positions : {"sinusoidal", "learned"}) {
         Generator gen(1);
-        Seq2Seq model(tiny_transformer(norm_first, positions), gen);
+        TransformerSeq2Seq model(tiny_transformer(norm_first, positions), gen);
         Batch batch = two_sequences();
         GradcheckReport r = gradcheck([&] { return model.loss(batch); }, model.parameters(),
                                       {.name = "transformer loss, norm_first " + std::to_string(norm_first) + ", " +
@@ -45,7 +47,7 @@ TEST_SUITE("ch13_transformer_model") {
     for (bool norm_first : {false, true}) {
       CAPTURE(norm_first);
       Generator gen(2);
-      Seq2Seq model(tiny_transformer(norm_first), gen);
+      TransformerSeq2Seq model(tiny_transformer(norm_first), gen);
       Example ex{{5, 3, 6}, {6, 3, 5}};
       Batch alone = make_batch({ex});
       Var la = model.loss(alone);
@@ -71,10 +73,10 @@ TEST_SUITE("ch13_transformer_model") {
     Generator gen(3);
     ModelConfig c = tiny_transformer();
     c.embed = 8;
-    Seq2Seq model(c, gen);
+    TransformerSeq2Seq model(c, gen);
     Batch batch = two_sequences();
     Tensor full = model.forward(batch).value();  // (2, 5, 7)
-    DecoderState st = model.start(batch);
+    TransformerState st = model.start(batch);
     const int64_t T = batch.tgt_len, V = 7;
     for (int64_t t = 0; t < T; ++t) {
       std::vector<int64_t> prev = {batch.tgt_in[t], batch.tgt_in[T + t]};
@@ -95,7 +97,7 @@ TEST_SUITE("ch13_transformer_model") {
 
   TEST_CASE("beam 1 is greedy decoding, token for token") {
     Generator gen(4);
-    Seq2Seq model(tiny_transformer(true), gen);
+    TransformerSeq2Seq model(tiny_transformer(true), gen);
     std::vector<int64_t> src = {3, 5, 4, 6};
     Decoded g = model.greedy(make_batch({{src, {}}}), 6);
     std::vector<Hypothesis> h = beam_search(model, src, 1, 6);
@@ -106,12 +108,69 @@ TEST_SUITE("ch13_transformer_model") {
     CHECK(h3.size() == 3);
   }
 
+  TEST_CASE("make_model builds the model its config names; each model refuses the other's config and decoder state") {
+    Generator g1(6), g2(6), g3(6);
+    std::unique_ptr<Model> t = make_model(tiny_transformer(), g1);
+    std::unique_ptr<Model> r = make_model(test::tiny_rnn("additive"), g2);
+    CHECK(dynamic_cast<TransformerSeq2Seq*>(t.get()) != nullptr);
+    CHECK(dynamic_cast<Seq2Seq*>(r.get()) != nullptr);
+    CHECK(t->num_parameters() == tiny_transformer().parameter_count());
+    TransformerSeq2Seq direct(tiny_transformer(), g3);  // by name: the same weights from the same seed
+    const std::vector<Var> a = t->parameters(), b = direct.parameters();
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) CHECK(equal(a[i].value(), b[i].value()));
+    Generator g;
+    CHECK_THROWS_WITH_AS(Seq2Seq(tiny_transformer(), g), doctest::Contains("seq2seq: the transformer is TransformerSeq2Seq"),
+                         Error);
+    CHECK_THROWS_WITH_AS(TransformerSeq2Seq(test::tiny_rnn("additive"), g),
+                         doctest::Contains("transformer: model 'additive' is a recurrent Seq2Seq"), Error);
+    Batch batch = two_sequences();
+    std::unique_ptr<StepState> rs = r->start_decoding(batch), ts = t->start_decoding(batch);
+    CHECK_THROWS_WITH_AS(t->decode_step({1, 1}, *rs), doctest::Contains("transformer: decode_step was given another model's"),
+                         Error);
+    CHECK_THROWS_WITH_AS(r->decode_step({1, 1}, *ts), doctest::Contains("seq2seq: decode_step was given another model's"),
+                         Error);
+    // Only a table with a row per source position limits the source: learned positions, location.
+    CHECK(tiny_transformer(false, "learned").source_limit() == 6);
+    CHECK(tiny_transformer().source_limit() == INT64_MAX);
+    CHECK(test::tiny_rnn("location").source_limit() == 6);
+    CHECK(test::tiny_rnn("general").source_limit() == INT64_MAX);
+    Generator g4(6);
+    TransformerSeq2Seq learned(tiny_transformer(false, "learned"), g4);
+    CHECK_THROWS_WITH_AS(beam_search(learned, std::vector<int64_t>(7, 3), 1, 2),
+                         doctest::Contains("the source has 7 tokens; the model reads at most 6"), Error);
+    CHECK(beam_search(*t, std::vector<int64_t>(7, 3), 1, 2).front().attention.front().size() == 7);
+    // A model without dropout has no masks' stream to restore.
+    CHECK(r->dropout_state().empty());
+    CHECK_THROWS_WITH_AS(r->set_dropout_state("1 2"), doctest::Contains("for a model without dropout"), Error);
+  }
+
+  TEST_CASE("TransformerState::select_rows copies the chosen rows of the memory, the mask and every layer's cache") {
+    Generator gen(7);
+    TransformerSeq2Seq model(tiny_transformer(), gen);
+    TransformerState st = model.start(two_sequences());
+    model.step({Vocab::kBos, Vocab::kBos}, st);  // one position in each decoder layer's cache
+    const std::vector<int64_t> rows = {1, 0, 1};
+    std::unique_ptr<StepState> picked = st.select_rows(rows);
+    auto& sel = dynamic_cast<TransformerState&>(*picked);
+    CHECK(equal(sel.memory.value(), index_select(st.memory.value(), rows)));
+    CHECK(equal(sel.mask, index_select(st.mask, rows)));
+    REQUIRE(sel.cache.size() == 2);
+    for (size_t i = 0; i < st.cache.size(); ++i) CHECK(equal(sel.cache[i].value(), index_select(st.cache[i].value(), rows)));
+    CHECK(sel.position == 1);
+    // The copies decode on as their originals: row 0 of the selection is row 1 of the state.
+    Tensor next = model.logits(model.step({4, 4}, st).out).value();          // (2, V)
+    Tensor chosen = model.logits(model.step({4, 4, 4}, sel).out).value();    // (3, V)
+    CHECK(equal(index_select(chosen, {0}), index_select(next, {1})));
+    CHECK(equal(index_select(chosen, {1}), index_select(next, {0})));
+  }
+
   TEST_CASE("checkpoint: torch.nn.Transformer's names, the config in the metadata, a faithful round trip") {
     Generator gen(5);
     ModelConfig c = tiny_transformer(true, "learned");
     c.layers = 1;
     c.dropout = 0.125;
-    Seq2Seq model(c, gen);
+    TransformerSeq2Seq model(c, gen);
     CHECK(model.num_parameters() == c.parameter_count());
     std::set<std::string> names;
     for (auto& [n, p] : model.named_parameters()) names.insert(n);
@@ -135,7 +194,7 @@ TEST_SUITE("ch13_transformer_model") {
     Scratch s("transformer-ckpt");
     save_checkpoint(model, s.path("t.safetensors"), c.to_metadata());
     Generator other(99);
-    Seq2Seq loaded(back, other);
+    TransformerSeq2Seq loaded(back, other);
     load_checkpoint(loaded, s.path("t.safetensors"));
     Batch batch = two_sequences();
     CHECK(equal(loaded.forward(batch).value(), model.forward(batch).value()));
@@ -162,7 +221,7 @@ TEST_SUITE("ch13_transformer_model") {
     c.dropout = 0.3;
     auto [a_model, ra] = test::train_on(task, c, 6, test::train_options(5, 4));
     auto [b_model, rb] = test::train_on(task, c, 6, test::train_options(5, 4));
-    Seq2Seq& a = *a_model;
+    Model& a = *a_model;
     CHECK(ra.losses == rb.losses);
     Batch batch = two_sequences();
     CHECK(equal(a.forward(batch).value(), a.forward(batch).value()));  // eval: no dropout
@@ -203,15 +262,56 @@ TEST_SUITE("ch13_transformer_model") {
     INFO(p.err);
     CHECK(p.status == 0);
     CHECK(!p.json().find("attention")->as_array().empty());
+    // The film's caption is a command heed accepts for this model: it runs.
+    const std::string film = s.path("f.html");
+    CliRun filmed = s.heed("train --task reverse --model transformer --min-len 3 --max-len 5 --embed 8 --heads 2 "
+                           "--ff 16 --layers 1 --norm-first --batch 4 --steps 4 --watch-every 2 --eval-samples 4 "
+                           "--film " + film);
+    INFO(filmed.err);
+    REQUIRE(filmed.status == 0);
+    const std::string page = slurp(film);
+    const size_t at = page.find("<p class=\"caption\">heed train ");
+    REQUIRE(at != std::string::npos);
+    const size_t from = page.find("train ", at), to = page.find(';', at);
+    const std::string caption = page.substr(from, to - from);
+    CHECK(caption.find("--model transformer --embed 8 --layers 1 --heads 2 --ff 16 --norm-first") != std::string::npos);
+    CHECK(caption.find("--cell") == std::string::npos);
+    CHECK(caption.find("--hidden") == std::string::npos);
+    CliRun again = s.heed(caption + " --eval-samples 4");
+    INFO(caption << ": " << again.err);
+    CHECK(again.status == 0);
+    // The picture's title names the model that ran, not a cell it does not have.
+    CliRun svg = s.heed("predict --load " + file + " --svg " + s.path("t.svg") + " \"3 1 4\"");
+    INFO(svg.err);
+    REQUIRE(svg.status == 0);
+    const std::string picture = slurp(s.path("t.svg"));
+    CHECK(picture.find("reverse: transformer (D 8, 1+1 layers, 2 heads)") != std::string::npos);
+    CHECK(picture.find("gru") == std::string::npos);
     CliRun b = s.heed("bench --model transformer --embed 8 --heads 2 --ff 16 --layers 1 --batch 4 --len 5 --steps 2 "
                       "--warmup 0 --json");
     INFO(b.err);
     CHECK(b.status == 0);
+    // Its bench line gives its sizes (D, layers, heads), no hidden size.
+    CHECK(b.out.find(std::string(" ") + kRealName + " D 8 layers 1 heads 2 batch 4 len 5:") != std::string::npos);
+    CHECK(b.out.find(" H ") == std::string::npos);
+    const Json bench = b.json();
+    REQUIRE(bench.find("layers"));
+    REQUIRE(bench.find("heads"));
+    CHECK(bench.find("layers")->as_int() == 1);
+    CHECK(bench.find("heads")->as_int() == 2);
     const char* bad[][2] = {
         {"train --model additive --layers 2", "--layers is for --model transformer"},
         {"train --model plain --norm-first", "--norm-first is for --model transformer"},
         {"train --model transformer --embed 10 --heads 4", "--heads 4 must divide --embed 10"},
-        {"train --model transformer --hidden 64", "--hidden is not used by the transformer"},
+        {"train --model transformer --hidden 64", "--hidden is for the recurrent models, not --model transformer (its width is --embed)"},
+        // The recurrent models' flags, with the transformer (they were accepted and recorded).
+        {"train --model transformer --cell lstm", "--cell is for the recurrent models, not --model transformer"},
+        {"train --model transformer --bidirectional", "--bidirectional is for the recurrent models"},
+        {"train --model transformer --input-feeding", "--input-feeding is for the recurrent models"},
+        {"bench --model transformer --cell rnn", "--cell is for the recurrent models"},
+        {"bench --model transformer --hidden 32", "--hidden is for the recurrent models"},
+        {"train --model additive --dropout 0.1", "--dropout is for --model transformer"},
+        {"bench --model general --heads 2", "--heads is for --model transformer"},
         {"train --model transformer --positions rotary", "--positions"},
         {"train --model transformer --dropout 1", "--dropout"},
         {"bench --model transformer --layers 0", "--layers"},

@@ -46,11 +46,11 @@ TrainOptions train_options(int64_t steps, int64_t batch, real lr, uint64_t seed)
   return opt;
 }
 
-std::unique_ptr<Seq2Seq> model_for(const Task& task, ModelConfig c, uint64_t init_seed) {
+std::unique_ptr<Model> model_for(const Task& task, ModelConfig c, uint64_t init_seed) {
   c.src_vocab = task.src_vocab().size();
   c.tgt_vocab = task.tgt_vocab().size();
   Generator gen(init_seed);
-  return std::make_unique<Seq2Seq>(c, gen);
+  return make_model(c, gen);
 }
 
 Trained train_on(const Task& task, const ModelConfig& c, uint64_t init_seed, const TrainOptions& opt) {

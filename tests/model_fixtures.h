@@ -38,11 +38,11 @@ inline constexpr uint64_t kCliHeldOutSeed1 = 7777778;
 TrainOptions train_options(int64_t steps, int64_t batch, real lr = TrainOptions{}.lr, uint64_t seed = TrainOptions{}.seed);
 
 // The model of config c, its vocabularies sized to task's, its weights drawn from Generator(init_seed).
-// Behind a pointer: a Seq2Seq registers its own members, so it is built where it stays.
-std::unique_ptr<Seq2Seq> model_for(const Task& task, ModelConfig c, uint64_t init_seed);
+// Behind a pointer: a Model registers its own members, so it is built where it stays.
+std::unique_ptr<Model> model_for(const Task& task, ModelConfig c, uint64_t init_seed);
 
 struct Trained {
-  std::unique_ptr<Seq2Seq> model;
+  std::unique_ptr<Model> model;
   TrainResult result;
 };
 // model_for(task, c, init_seed), then train(model, task, opt).

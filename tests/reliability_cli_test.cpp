@@ -47,9 +47,11 @@ TEST_SUITE("reliability") {
   TEST_CASE("heed: every bad input gives one line on stderr naming the problem, and exit status 2") {
     Scratch s("bad-input");
     const std::string m = s.path("m.safetensors"), plain = s.path("plain.safetensors");
+    const std::string location = s.path("location.safetensors");
     const std::string small = "--min-len 2 --max-len 4 --embed 4 --hidden 6 --batch 4 --steps 2 --eval-samples 4";
     REQUIRE(s.heed("train --model additive " + small + " --save " + m).status == 0);
     REQUIRE(s.heed("train --model plain " + small + " --save " + plain).status == 0);
+    REQUIRE(s.heed("train --model location " + small + " --save " + location).status == 0);
 
     // Files that are not what eval and predict need.
     const std::string bytes = slurp(m);
@@ -75,6 +77,8 @@ TEST_SUITE("reliability") {
     }
     std::string long_source;
     for (int i = 0; i < 65; ++i) long_source += "1 ";
+    std::string very_long_source;
+    for (int i = 0; i < 1001; ++i) very_long_source += "1 ";
 
     const std::vector<BadInput> table = {
         // Flags and values.
@@ -181,7 +185,10 @@ TEST_SUITE("reliability") {
         {"predict --load " + m + " \"   \"", "encode: empty text"},
         {"predict --load " + m + " \"3 <eos> 4\"", "'<eos>' is a special token"},
         {"predict --load " + m + " \"1 2\" \"3 4\"", "too many arguments; quote the source tokens as one argument"},
-        {"predict --load " + m + " \"" + long_source + "\"", "the source has 65 tokens; this model reads at most 64"},
+        // Location attention has a weight per source position (64 of them); additive reads any length.
+        {"predict --load " + location + " \"" + long_source + "\"",
+         "the source has 65 tokens; this model reads at most 64 (location attention has a weight per source position)"},
+        {"predict --load " + m + " \"" + very_long_source + "\"", "the source has 1001 tokens; predict reads at most 1000"},
         {"predict --load " + plain + " --svg " + s.path("a.svg") + " \"1 2\"", "--svg: the plain model has no attention"},
         {"predict --load " + m + " --svg " + s.path("missing/a.svg") + " \"1 2\"", "a.svg"},
     };

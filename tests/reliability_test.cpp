@@ -121,8 +121,8 @@ TEST_SUITE("reliability") {
     // Adam moves each weight by about lr per step, so lr = 1e300 makes the weights ~1e300 after
     // the first update and the second forward pass overflows: an honest divergence.
     ReverseTask task(4, 2, 3);
-    std::unique_ptr<Seq2Seq> model = test::model_for(task, tiny("additive"), 1);
-    Seq2Seq& m = *model;
+    std::unique_ptr<Model> model = test::model_for(task, tiny("additive"), 1);
+    Model& m = *model;
     TrainOptions opt = test::train_options(5, 4, 1e300);
     opt.clip = 0;
     int64_t steps_seen = 0;
@@ -220,8 +220,8 @@ TEST_SUITE("reliability") {
     {
       TempDir dir;
       ReverseTask task(4, 2, 4);
-      std::unique_ptr<Seq2Seq> model = test::model_for(task, tiny("general", "lstm"), 1);
-      Seq2Seq& m = *model;
+      std::unique_ptr<Model> model = test::model_for(task, tiny("general", "lstm"), 1);
+      Model& m = *model;
       const int64_t with_model = Node::live_count();
       train(m, task, test::train_options(3, 4));
       evaluate_held_out(m, task, 10, 1);

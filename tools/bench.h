@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "models/seq2seq.h"
+#include "models/config.h"
 #include "tools/args.h"
 
 namespace heed {

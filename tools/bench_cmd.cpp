@@ -33,7 +33,7 @@ const char* kBenchHelp =
     "  --config S|M      the sizes of docs/models.md: S = E 32, H 64, batch 32, len 10;\n"
     "                    M = E 64, H 256, batch 64, len 30 (S)\n"
     "  --model M         plain|additive|general|dot|scaled|cosine|location|transformer (additive)\n"
-    "  --cell C          gru|lstm|rnn (gru)\n"
+    "  --cell C          recurrent models: gru|lstm|rnn (gru)\n"
     "  --embed E, --hidden H, --batch B, --len L   override the configuration's sizes\n"
     "%s"
     "  --steps N         timed steps (20), after --warmup N untimed ones (3)\n"
@@ -157,7 +157,8 @@ int cmd_bench(const std::vector<std::string>& argv) {
   ReverseTask task(kBenchVocab, L, L);
 
   Generator gen(0);
-  Seq2Seq model(c, gen);
+  std::unique_ptr<Model> built = make_model(c, gen);
+  Model& model = *built;
   Generator data(1);
   Batch batch = sample_batch(task, data, B);
   // Memory as reference/pytorch/bench_step.py measures it: the growth of the peak resident set
@@ -206,10 +207,15 @@ int cmd_bench(const std::vector<std::string>& argv) {
   // Without a reset peak (an old kernel) the growth is taken over the whole run's peak.
   real hwm_kb = peak_reset ? status_kb("VmHWM") : static_cast<real>(ru.ru_maxrss);
   real step_peak_mb = base_kb >= 0 && hwm_kb >= 0 ? std::max<real>(0, hwm_kb - base_kb) / 1024 : -1;
-  std::printf("%-9s %s E %lld H %lld batch %lld len %lld: %8.2f ms/step [p10 %.2f, p90 %.2f] (cpu %.2f)  %9.0f tokens/s  "
+  // The sizes of the model that ran: E and H for the recurrent models; D, layers and heads for
+  // the transformer, which has no hidden size.
+  const std::string sizes = c.is_transformer() ? "D " + std::to_string(c.embed) + " layers " +
+                                                     std::to_string(c.layers) + " heads " + std::to_string(c.heads)
+                                               : "E " + std::to_string(c.embed) + " H " + std::to_string(c.hidden);
+  std::printf("%-9s %s %s batch %lld len %lld: %8.2f ms/step [p10 %.2f, p90 %.2f] (cpu %.2f)  %9.0f tokens/s  "
               "%6.2f GFLOP/s  peak RSS %.0f MB (steps +%.1f MB)  %s kernels\n",
-              c.model.c_str(), kRealName, static_cast<long long>(c.embed), static_cast<long long>(c.hidden),
-              static_cast<long long>(B), static_cast<long long>(L), median, p10, p90, cpu_median,
+              c.model.c_str(), kRealName, sizes.c_str(), static_cast<long long>(B), static_cast<long long>(L), median,
+              p10, p90, cpu_median,
               tokens / (median / 1000), gflops, peak_mb, step_peak_mb, kernels().name);
   const real watch_share = 100 * watch_ms / (static_cast<real>(watch_every) * median);
   const real watch_cpu_share = 100 * watch_cpu_ms / (static_cast<real>(watch_every) * cpu_median);
@@ -235,6 +241,11 @@ int cmd_bench(const std::vector<std::string>& argv) {
                            {"gflops_per_second", gflops},
                            {"peak_rss_mb", peak_mb},
                            {"step_peak_mb", step_peak_mb}});
+    if (c.is_transformer()) {  // its sizes; "cell" and "hidden" are the recurrent models' (unused here)
+      j.set("layers", c.layers);
+      j.set("heads", c.heads);
+      j.set("ff", c.ff);
+    }
     if (watch) {
       j.set("watch_ms_per_snapshot", watch_ms);
       j.set("watch_every", watch_every);

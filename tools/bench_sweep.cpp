@@ -184,11 +184,12 @@ int bench_sweep(const Args& a) {
         if (msg.rfind("heed bench: ", 0) == 0) msg = msg.substr(12);
         throw a.error("--sweep " + sweep.dim + "=" + std::to_string(v) + " (" + m + "): " + msg);
       }
-      std::vector<std::string> args = {program_path(), "bench",   "--model", m, "--cell", r.config.cell,
+      std::vector<std::string> args = {program_path(), "bench",   "--model", m,
                                        "--embed",      std::to_string(r.config.embed), "--batch", std::to_string(r.batch),
                                        "--len",        std::to_string(r.len), "--steps", std::to_string(steps),
                                        "--warmup",     std::to_string(warmup), "--json"};
-      if (m != "transformer") args.insert(args.end(), {"--hidden", std::to_string(r.config.hidden)});
+      if (m != "transformer")  // the recurrent models' sizes; the transformer refuses them
+        args.insert(args.end(), {"--cell", r.config.cell, "--hidden", std::to_string(r.config.hidden)});
       for (const std::string& f : kTransformerFlags)
         if (a.has(f)) args.insert(args.end(), {f, a.text(f, "")});
       if (a.has(kTransformerSwitch)) args.push_back(kTransformerSwitch);

@@ -184,7 +184,7 @@ LoadedModel load_model(const std::string& path) {
     if (const char* other = std::getenv("HEED_TEST_REPLACE_IN_LOAD")) std::rename(other, path.c_str());
   });
   Generator gen(0);  // the weights are about to be replaced
-  out.model = std::make_unique<Seq2Seq>(config, gen);
+  out.model = make_model(config, gen);
   load_checkpoint(*out.model, std::move(file), path, &out.training);
   return out;
 }
@@ -206,7 +206,12 @@ void read_transformer_flags(const Args& a, ModelConfig& c) {
     if (a.has(kTransformerSwitch)) throw a.error(std::string(kTransformerSwitch) + " is for --model transformer, not " + c.model);
     return;
   }
-  if (a.has("--hidden")) throw a.error("--hidden is not used by the transformer: its width is --embed");
+  // The recurrent models' flags: the transformer has no cell, no hidden size, no direction and
+  // no attentional state to feed back.
+  for (const char* f : {"--cell", "--hidden", "--bidirectional", "--input-feeding"})
+    if (a.has(f))
+      throw a.error(std::string(f) + " is for the recurrent models, not --model transformer" +
+                    (f == std::string("--hidden") ? " (its width is --embed)" : ""));
   c.layers = a.integer("--layers", 2, 1, 64);
   c.heads = a.integer("--heads", 4, 1, 4096);
   c.ff = a.integer("--ff", 128, 1, 65536);
@@ -215,6 +220,24 @@ void read_transformer_flags(const Args& a, ModelConfig& c) {
   c.dropout = a.has("--dropout") ? a.number("--dropout", 0, -1e-300, 0.99) : 0;
   if (c.embed % c.heads != 0)
     throw a.error("--heads " + std::to_string(c.heads) + " must divide --embed " + std::to_string(c.embed));
+}
+
+std::string model_flags(const ModelConfig& c) {
+  std::string f = "--model " + c.model;
+  if (!c.is_transformer())
+    return f + " --cell " + c.cell + (c.bidirectional ? " --bidirectional" : "") +
+           (c.input_feeding ? " --input-feeding" : "") + " --embed " + std::to_string(c.embed) + " --hidden " +
+           std::to_string(c.hidden);
+  f += " --embed " + std::to_string(c.embed) + " --layers " + std::to_string(c.layers) + " --heads " +
+       std::to_string(c.heads) + " --ff " + std::to_string(c.ff);
+  if (c.norm_first) f += std::string(" ") + kTransformerSwitch;
+  if (c.positions != "sinusoidal") f += " --positions " + c.positions;
+  if (c.dropout > 0) {
+    char d[32];
+    std::snprintf(d, sizeof d, "%.17g", c.dropout);  // the value the run used, exactly
+    f += std::string(" --dropout ") + d;
+  }
+  return f;
 }
 
 std::string format_duration(real seconds) {

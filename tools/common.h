@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "io/safetensors.h"
-#include "models/seq2seq.h"
+#include "models/model.h"
 #include "models/tasks.h"
 #include "models/train.h"
 #include "tools/args.h"
@@ -51,8 +51,13 @@ struct TrainPlan {
 TrainPlan parse_train_flags(const std::vector<std::string>& argv);
 
 // The transformer's flags (--layers, --heads, --ff, --norm-first, --positions, --dropout) into
-// c; for any other model, using one of them is an error naming it.
+// c; for any other model, using one of them is an error naming it. With the transformer, the
+// recurrent models' flags (--cell, --hidden, --bidirectional, --input-feeding) are errors too.
 void read_transformer_flags(const Args& a, ModelConfig& c);
+// The flags of heed train that build config's model, as heed accepts them for that kind:
+// "--model additive --cell gru --embed 32 --hidden 64",
+// "--model transformer --embed 32 --layers 2 --heads 4 --ff 128".
+std::string model_flags(const ModelConfig& c);
 // The flags read_transformer_flags knows: valued, then switches.
 inline const std::vector<std::string> kTransformerFlags = {"--layers", "--heads", "--ff", "--positions", "--dropout"};
 inline const char* kTransformerSwitch = "--norm-first";
@@ -72,7 +77,7 @@ std::map<std::string, std::string> checkpoint_metadata(const ModelConfig& config
 struct LoadedModel {
   std::map<std::string, std::string> metadata;
   std::unique_ptr<Task> task;
-  std::unique_ptr<Seq2Seq> model;
+  std::unique_ptr<Model> model;
   std::vector<NamedTensor> training;  // the training state's tensors (kTrainingPrefix), if any
   Vocab src_vocab, tgt_vocab;  // the file's vocabularies (what predict reads and prints)
 };

@@ -193,9 +193,16 @@ int cmd_predict(const std::vector<std::string>& argv) {
   for (int64_t id : src)
     if (id < Vocab::kNumSpecials) throw a.error("the source may not contain " + sv.token(id));
   const int64_t S = static_cast<int64_t>(src.size());
-  if (S > m.model->config().max_src_len)
+  // Only location attention and learned positions have a row per source position; the other
+  // models read a source of any length up to the longest eval --lengths scores.
+  const ModelConfig& mc = m.model->config();
+  if (S > mc.source_limit())
     throw a.error("the source has " + std::to_string(S) + " tokens; this model reads at most " +
-                  std::to_string(m.model->config().max_src_len));
+                  std::to_string(mc.source_limit()) + " (" + mc.model +
+                  (mc.is_transformer() ? " with learned positions" : " attention") + " has a weight per source position)");
+  if (S > SymbolTask::kMaxLength)
+    throw a.error("the source has " + std::to_string(S) + " tokens; predict reads at most " +
+                  std::to_string(SymbolTask::kMaxLength) + ", the longest eval --lengths scores");
   const int64_t max_steps = 2 * S + 10;
   // Beam 1 is greedy decoding exactly (tests/ch11_beam_test.cpp), so one path serves both.
   std::vector<Hypothesis> hyps = beam_search(*m.model, src, beam, max_steps);
@@ -220,10 +227,9 @@ int cmd_predict(const std::vector<std::string>& argv) {
       std::printf("%4zu  %8.4f  %9.4f  %s%s\n", i + 1, hyps[i].score, hyps[i].log_prob,
                   terminal_safe(tv.decode(hyps[i].tokens)).c_str(), hyps[i].finished ? "" : "  (no <eos>)");
   }
-  // The picture says what it shows: "reverse: additive attention (gru, bidirectional encoder)".
-  const ModelConfig& mc = m.model->config();
-  const std::string title = m.task->name() + ": " + model_name + " attention (" + mc.cell +
-                            (mc.bidirectional ? ", bidirectional encoder" : "") + ")";
+  // The picture says what it shows: "reverse: additive attention (gru, bidirectional encoder)",
+  // "reverse: transformer (D 32, 2+2 layers, 4 heads)".
+  const std::string title = m.task->name() + ": " + m.model->config().describe();
   if (!attention.empty()) {
     std::printf("\n%s", terminal_heatmap(shown_source, shown_output, attention, stdout_is_terminal()).c_str());
     if (a.has("--svg")) {

@@ -39,14 +39,15 @@ const char* kHelp =
     "  --max-len N               data: pairs with a side longer than N tokens are skipped (50)\n"
     "  --lower                   data: lower-case A-Z before splitting\n"
     "  --model plain|additive|general|dot|scaled|cosine|location|transformer   the model (additive)\n"
-    "  --cell gru|lstm|rnn       recurrent cell of encoder and decoder (gru)\n"
-    "  --bidirectional           a bidirectional encoder\n"
+    "  --cell gru|lstm|rnn       recurrent models: the cell of encoder and decoder (gru)\n"
+    "  --bidirectional           recurrent models: a bidirectional encoder\n"
     "  --input-feeding           Luong models: the cell also reads the previous step's\n"
     "                            attentional state h~_{t-1} (Luong et al. 2015, section 3.3)\n"
     "  --vocab V                 number of symbols of copy, reverse and sort (10)\n"
     "  --min-len N, --max-len N  source lengths of copy, reverse and sort (5, 10); translate's\n"
     "                            grammar fixes its own, so these three are refused with it\n"
-    "  --embed E, --hidden H     embedding and hidden sizes (32, 64)\n"
+    "  --embed E, --hidden H     embedding and hidden sizes (32, 64); the transformer's width\n"
+    "                            is E, and --hidden, --cell and --bidirectional are refused with it\n"
     "  --batch B                 sequences per step (32)\n"
     "  --steps N                 training steps (3000); 0 saves the untrained model\n"
     "  --lr X                    Adam's learning rate (0.003)\n"
@@ -245,7 +246,7 @@ int cmd_train(const std::vector<std::string>& argv) {
   if (watcher && !plan.resume.empty()) watcher->continue_film(plan.resumed_step);  // never replace its frames
 
   LoadedModel run = make_run_model(plan);
-  Seq2Seq& model = *run.model;
+  Model& model = *run.model;
   Trainer trainer(model, *task, opt);
   restore_run(plan, run, trainer);
   std::string shape = config.cell + " cell" + (config.bidirectional ? ", bidirectional" : "") +

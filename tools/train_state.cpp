@@ -235,7 +235,7 @@ LoadedModel make_run_model(const TrainPlan& plan) {
   if (path.empty()) {
     LoadedModel run;
     Generator gen(static_cast<uint64_t>(plan.seed));
-    run.model = std::make_unique<Seq2Seq>(plan.config, gen);
+    run.model = make_model(plan.config, gen);
     return run;
   }
   LoadedModel run = load_model(path);
@@ -283,7 +283,7 @@ void restore_run(const TrainPlan& plan, const LoadedModel& run, Trainer& trainer
   }
 }
 
-void save_run(const TrainPlan& plan, const Seq2Seq& model, const Trainer& trainer, const std::string& path,
+void save_run(const TrainPlan& plan, const Model& model, const Trainer& trainer, const std::string& path,
               bool weights_only) {
   const TrainOptions& opt = plan.opt;
   std::map<std::string, std::string> run = {{"seed", std::to_string(plan.seed)},
@@ -313,7 +313,7 @@ void save_run(const TrainPlan& plan, const Seq2Seq& model, const Trainer& traine
   save_checkpoint(model, path, checkpoint_metadata(plan.config, *plan.task, run), training, hook);
 }
 
-RunGuard::RunGuard(const TrainPlan& plan, const Seq2Seq& model, const Trainer& trainer)
+RunGuard::RunGuard(const TrainPlan& plan, const Model& model, const Trainer& trainer)
     : plan_(plan), model_(model), trainer_(trainer), tty_(isatty(2) != 0) {
   g_signal = 0;
   struct sigaction sa = {};

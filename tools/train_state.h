@@ -30,7 +30,7 @@ void restore_run(const TrainPlan& plan, const LoadedModel& run, Trainer& trainer
 
 // Writes the run to `path` (atomically): weights and settings, plus the training state unless
 // `weights_only`.
-void save_run(const TrainPlan& plan, const Seq2Seq& model, const Trainer& trainer, const std::string& path,
+void save_run(const TrainPlan& plan, const Model& model, const Trainer& trainer, const std::string& path,
               bool weights_only);
 
 // Catches SIGINT, SIGTERM, SIGHUP and SIGPIPE while it lives (the handler only notes the
@@ -39,7 +39,7 @@ void save_run(const TrainPlan& plan, const Seq2Seq& model, const Trainer& traine
 // every plan.checkpoint_every steps.
 class RunGuard {
  public:
-  RunGuard(const TrainPlan& plan, const Seq2Seq& model, const Trainer& trainer);
+  RunGuard(const TrainPlan& plan, const Model& model, const Trainer& trainer);
   ~RunGuard();  // the previous handlers are back
   RunGuard(const RunGuard&) = delete;
   RunGuard& operator=(const RunGuard&) = delete;
@@ -58,7 +58,7 @@ class RunGuard {
   void restore_handlers();
 
   const TrainPlan& plan_;
-  const Seq2Seq& model_;
+  const Model& model_;
   const Trainer& trainer_;
   bool tty_;
   bool installed_ = true;

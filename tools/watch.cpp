@@ -75,10 +75,9 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
   terminal_ = plan.watch && isatty(1) != 0;
   progress_ = terminal_ && isatty(2) != 0;  // else the progress lines go where stderr goes, as without --watch
   Film& film = maker_.film();
-  film.title = config.model + " attention learning " + task.name();
-  film.caption = "heed train --task " + task.name() + " --model " + config.model + " --cell " + config.cell +
-                  (config.bidirectional ? " --bidirectional" : "") + " --embed " + std::to_string(config.embed) +
-                  " --hidden " + std::to_string(config.hidden) + " --batch " + std::to_string(opt.batch) +
+  // The transformer's frames show its last decoder layer's cross-attention, averaged over heads.
+  film.title = config.model + (config.is_transformer() ? " cross-attention" : " attention") + " learning " + task.name();
+  film.caption = "heed train --task " + task.name() + " " + model_flags(config) + " --batch " + std::to_string(opt.batch) +
                   " --steps " + std::to_string(opt.steps) + " --seed " + std::to_string(seed) + "; a snapshot every " +
                   std::to_string(plan.every) + " steps; exact accuracy on " + std::to_string(kWatchHeldOut) +
                   " held-out sources";
@@ -106,13 +105,13 @@ void Watcher::continue_film(int64_t step) {
                 film.frames.size(), static_cast<long long>(film.frames.back().step));
 }
 
-void Watcher::start(const Seq2Seq& model, int64_t step) {
+void Watcher::start(const Model& model, int64_t step) {
   const FilmFrame* f = maker_.start(model, step);
   if (terminal_) draw(*f);
   if (plan_.film.empty()) maker_.film().frames.clear();  // --watch alone keeps nothing
 }
 
-void Watcher::on_step(const Seq2Seq& model, const Progress& p) {
+void Watcher::on_step(const Model& model, const Progress& p) {
   const FilmFrame* f = maker_.on_step(model, p);
   if (f && terminal_) draw(*f);
   if (plan_.film.empty()) maker_.film().frames.clear();
@@ -155,7 +154,7 @@ void Watcher::draw(const FilmFrame& f) {
   drawn_lines_ = screen_lines(text, size.ws_col);
 }
 
-real median_snapshot_ms(const Task& task, const Seq2Seq& model, int64_t repeats, real* cpu_ms) {
+real median_snapshot_ms(const Task& task, const Model& model, int64_t repeats, real* cpu_ms) {
   AttentionWatch watch(task, model.config().model);
   auto cpu_now = [] {
     timespec ts{};

@@ -36,7 +36,7 @@ inline const char* const kWatchHelp =
 // heed bench --watch: the median milliseconds of one snapshot of `model` on `task` (the fixed
 // example and the held-out sample), over `repeats` snapshots: wall time, and in `cpu_ms` the
 // thread's CPU time (what counts on a shared machine).
-real median_snapshot_ms(const Task& task, const Seq2Seq& model, int64_t repeats, real* cpu_ms);
+real median_snapshot_ms(const Task& task, const Model& model, int64_t repeats, real* cpu_ms);
 
 // What a training run does for --watch and --film. REQUIRES: plan.any().
 class Watcher {
@@ -48,10 +48,10 @@ class Watcher {
   // run resumes) kept; heed::Error, before training, when it cannot be read back as a film of
   // this run's example (it is then left alone, never replaced).
   void continue_film(int64_t step);
-  void start(const Seq2Seq& model, int64_t step = 0);    // the first snapshot (step 0, or where --resume began)
+  void start(const Model& model, int64_t step = 0);    // the first snapshot (step 0, or where --resume began)
   // A snapshot every N steps and at the last; while it draws on a terminal, also the progress
   // line below the matrix (cut to the terminal's width, so that redrawing in place holds).
-  void on_step(const Seq2Seq& model, const Progress& p);
+  void on_step(const Model& model, const Progress& p);
   // True when on_step draws the progress line: the usual one (on stderr) must then stay silent.
   bool draws_progress() const { return progress_; }
   void finish();  // writes the film (and says so on stdout)

@@ -82,6 +82,10 @@ SweepPoint sweep_point(const Json& j) {
   p.hidden = whole(j, "hidden");
   p.batch = whole(j, "batch");
   p.len = whole(j, "len");
+  if (p.model == "transformer" && j.find("layers")) {  // heed bench's transformer points say their sizes
+    p.layers = whole(j, "layers");
+    p.heads = whole(j, "heads");
+  }
   p.ms = number(j, "ms_per_step");
   p.ms_p10 = number(j, "ms_p10");
   p.ms_p90 = number(j, "ms_p90");
@@ -211,13 +215,26 @@ std::string svg_sweep_chart(const std::vector<SweepPoint>& points, const std::st
       }
       series.push_back(line);
     }
-  // The sizes held fixed, in the title.
+  // The sizes held fixed, in the title: E and H for the recurrent models, D, layers and heads for
+  // the transformer (which has no H), each only where a point of its kind is drawn.
   std::string fixed;
-  if (!points.empty()) {
-    const SweepPoint& p = points.front();
-    fixed = "E " + std::to_string(p.embed);
-    for (const std::string& d : kSweepDimensions)
-      if (d != dim) fixed += ", " + column_name(d) + " " + std::to_string(sweep_value(p, d));
+  const SweepPoint* recurrent = nullptr;
+  const SweepPoint* transformer = nullptr;
+  for (const SweepPoint& p : points) {
+    if (p.model == "transformer" && !transformer) transformer = &p;
+    if (p.model != "transformer" && !recurrent) recurrent = &p;
+  }
+  if (transformer) {
+    fixed = (recurrent ? "transformer D " : "D ") + std::to_string(transformer->embed);
+    if (transformer->layers > 0)
+      fixed += ", " + std::to_string(transformer->layers) + " layers, " + std::to_string(transformer->heads) + " heads";
+    if (recurrent) fixed += "; ";
+  }
+  if (recurrent) fixed += "E " + std::to_string(recurrent->embed);
+  for (const std::string& d : kSweepDimensions) {
+    if (d == dim || (d == "hidden" && !recurrent)) continue;
+    const SweepPoint& p = d == "hidden" ? *recurrent : points.front();
+    fixed += ", " + column_name(d) + " " + std::to_string(sweep_value(p, d));
   }
   return svg_line_chart(series, "Time per training step against " + axis_caption(dim).substr(0, axis_caption(dim).find(" (")) +
                                     " (" + fixed + ", one thread)",

@@ -17,6 +17,7 @@ namespace heed {
 struct SweepPoint {
   std::string program, model, dtype;
   int64_t embed = 0, hidden = 0, batch = 0, len = 0;
+  int64_t layers = 0, heads = 0;  // the transformer's ("layers", "heads"); 0 for the recurrent models
   real ms = 0, ms_p10 = 0, ms_p90 = 0;  // median, 10th and 90th percentile of a step
   real tokens_per_second = 0, gflops = 0, step_mb = 0;
 };

@@ -12,7 +12,7 @@ namespace heed::check {
 // (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
 const ForbiddenCalls kForbidden06 = {
     {"decoder_io", {"heed::make_batch", "heed::sample_batch"}},
-    {"greedy_decode", {"heed::Seq2Seq::greedy", "heed::beam_search"}},
+    {"greedy_decode", {"heed::Model::greedy", "heed::beam_search"}},
     {"exact_and_tokens", {"heed::score_batch", "heed::evaluate_held_out"}},
 };
 

@@ -22,7 +22,7 @@ namespace heed::check {
 const ForbiddenCalls kForbidden13 = {
     {"layer_norm_rows", {"heed::layer_norm", "heed::LayerNorm"}},
     {"decoder_layer", {"heed::TransformerDecoderLayer::forward", "heed::TransformerDecoder", "heed::TransformerCore"}},
-    {"transformer_input", {"heed::TransformerCore", "heed::Seq2Seq"}},
+    {"transformer_input", {"heed::TransformerCore", "heed::TransformerSeq2Seq", "heed::Seq2Seq"}},
 };
 
 namespace {

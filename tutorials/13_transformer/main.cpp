@@ -17,6 +17,7 @@
 #include "autograd/functions.h"
 #include "io/atomic_file.h"
 #include "models/seq2seq.h"
+#include "models/transformer.h"
 #include "models/tasks.h"
 #include "models/train.h"
 #include "models/translate.h"
@@ -113,7 +114,7 @@ ModelConfig config(const Task& task, const std::string& model) {
 const char* const kModels[] = {"additive", "transformer"};
 
 // Trains from the kSeed weights on the kDataSeed stream; returns the CPU seconds taken.
-real train_model(Seq2Seq& model, const Task& task, int64_t steps, const char* what) {
+real train_model(Model& model, const Task& task, int64_t steps, const char* what) {
   TrainOptions opt;
   opt.steps = steps;
   opt.batch = 32;
@@ -131,7 +132,7 @@ real train_model(Seq2Seq& model, const Task& task, int64_t steps, const char* wh
 
 // For the sequences of one length: how often the most-attended source position of output step t
 // (t < L; last layer, heads averaged) is L-1-t, the symbol being copied.
-real aligned_fraction(const Seq2Seq& model, const Task& task, int64_t L, int64_t n) {
+real aligned_fraction(const Model& model, const Task& task, int64_t L, int64_t n) {
   Generator gen(4242 + static_cast<uint64_t>(L));
   std::vector<Example> ex;
   for (int64_t i = 0; i < n; ++i) ex.push_back(task.sample(gen, L));
@@ -156,11 +157,11 @@ void reverse(bool quick, const std::string& dir) {
   std::printf("== 3. reverse, trained on lengths 5-30, scored to 40 (%lld steps of 32, lr 3e-3 decayed)\n", ll(steps));
   const std::vector<int64_t> lengths = {5, 10, 15, 20, 25, 30, 35, 40};
   std::vector<Series> chart;
-  std::vector<std::unique_ptr<Seq2Seq>> models;
+  std::vector<std::unique_ptr<Model>> models;
   for (const char* name : kModels) {
     Generator gen(kSeed);
-    models.push_back(std::make_unique<Seq2Seq>(config(task, name), gen));
-    Seq2Seq& m = *models.back();
+    models.push_back(make_model(config(task, name), gen));
+    Model& m = *models.back();
     train_model(m, task, steps, "reverse");
     std::vector<Accuracy> acc = evaluate_by_length(m, task, lengths, samples, 777);
     std::printf("%-11s %6lld params  exact by length:", name, ll(m.num_parameters()));
@@ -210,7 +211,8 @@ void speed(bool quick) {
               ll(steps), ll(every));
   for (const char* name : kModels) {
     Generator gen(kSeed);
-    Seq2Seq m(config(task, name), gen);
+    std::unique_ptr<Model> built = make_model(config(task, name), gen);
+    Model& m = *built;
     TrainOptions opt;
     opt.steps = steps;
     opt.batch = 32;
@@ -245,7 +247,8 @@ void speed(bool quick) {
       ReverseTask fixed(10, L, L);
       Generator gen(kSeed);
       ModelConfig c = config(fixed, name);
-      Seq2Seq m(c, gen);
+      std::unique_ptr<Model> built = make_model(c, gen);
+      Model& m = *built;
       Adam adam(m.parameters(), 1e-3);
       Generator data(1);
       Batch batch = sample_batch(fixed, data, 32);
@@ -279,7 +282,8 @@ void translate(bool quick) {
   std::printf("== 5. the toy German->English task (%lld steps of 32 pairs)\n", ll(steps));
   for (const char* name : kModels) {
     Generator gen(kSeed);
-    Seq2Seq m(config(task, name), gen);
+    std::unique_ptr<Model> built = make_model(config(task, name), gen);
+    Model& m = *built;
     train_model(m, task, steps, "translate");
     Accuracy held = evaluate_held_out(m, task, quick ? 20 : 500, 5);
     std::printf("%-11s %6lld params  held-out exact %.3f, token %.3f\n", name, ll(m.num_parameters()), held.exact(),
@@ -293,7 +297,8 @@ void translate(bool quick) {
     TransformerAttentionMaps maps;
     {
       NoGradGuard no_grad;
-      m.transformer()->decode(m.tgt_embed(), b, m.transformer()->encode(m.src_embed(), b), &maps);
+      const auto& t = dynamic_cast<const TransformerSeq2Seq&>(m);
+      t.core().decode(t.tgt_embed(), b, t.core().encode(t.src_embed(), b), &maps);
     }
     int64_t ate = -1;
     for (size_t t = 0; t < tgt.size(); ++t)

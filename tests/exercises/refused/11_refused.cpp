@@ -9,12 +9,12 @@
 namespace heed::student {
 
 std::vector<BeamCandidate> best_extensions(const Tensor& log_probs, const std::vector<real>& totals, int64_t n) {
-  const Seq2Seq* model = nullptr;  // never run: the checker refuses it first
+  const Model* model = nullptr;  // never run: the checker refuses it first
   beam_search(*model, {3}, n, 1);
   return {};
 }
 void rank_hypotheses(std::vector<Hypothesis>& hypotheses) {
-  const Seq2Seq* model = nullptr;
+  const Model* model = nullptr;
   hypotheses = beam_search(*model, {3}, static_cast<int64_t>(hypotheses.size()), 1);
 }
 
