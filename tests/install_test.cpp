@@ -69,6 +69,14 @@ const bool kOtherBuild = std::getenv("HEED_BUILD") && std::string(std::getenv("H
 }  // namespace
 
 TEST_SUITE("install") {
+  TEST_CASE("README.md quotes examples/first_steps.cpp verbatim, from its first include on") {
+    const std::string code = slurp("examples/first_steps.cpp");
+    const size_t from = code.find("#include <cstdio>");
+    REQUIRE(from != std::string::npos);
+    CHECK_MESSAGE(slurp("README.md").find("```cpp\n" + code.substr(from) + "```\n") != std::string::npos,
+                  "README.md's C++ example differs from examples/first_steps.cpp: copy the file into the README");
+  }
+
   TEST_CASE("make install: examples built out of tree with pkg-config run and learn; a precision mismatch is named" *
             doctest::skip(kOtherBuild)) {
     if (test::tools_missing({"pkg-config"}, "the install test", "apt-get install pkg-config")) return;
@@ -126,6 +134,11 @@ TEST_SUITE("install") {
         REQUIRE(l.size() == 6);
         CHECK(l.back() < l.front() / 100);
         CHECK(run.out.find("learned y = 3.000 a -2.000 b +1.000") != std::string::npos);
+        // README.md shows this program's output: it must be what the double build prints.
+        if (std::string(program) == "./first_steps")
+          CHECK_MESSAGE(slurp("README.md").find("```\n" + run.out + "```\n") != std::string::npos,
+                        "README.md's output block under the C++ example is not what examples/first_steps prints:\n"
+                            << run.out);
       }
     }
     {  // attention_reverse: the loss falls and a new sequence comes out reversed
