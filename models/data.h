@@ -25,9 +25,9 @@
 #include <string_view>
 #include <vector>
 
+#include "models/evaluate.h"
 #include "models/seq2seq.h"
 #include "models/tasks.h"
-#include "models/train.h"
 
 namespace heed {
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "models/evaluate.h"
 #include "models/train.h"
 #include "models/translate.h"
 #include "tests/chapter_check.h"
