@@ -17,8 +17,18 @@
 
 namespace heed {
 
-Cell::Cell(int64_t gates, int64_t input_size, int64_t hidden_size, Generator& gen)
-    : input_size_(input_size), hidden_size_(hidden_size) {
+const char* cell_name(CellKind kind) {
+  switch (kind) {
+    case CellKind::kRnn: return "rnn";
+    case CellKind::kGru: return "gru";
+    case CellKind::kLstm: return "lstm";
+  }
+  return "?";
+}
+
+Cell::Cell(CellKind kind, int64_t input_size, int64_t hidden_size, Generator& gen)
+    : input_size_(input_size), hidden_size_(hidden_size), kind_(kind) {
+  const int64_t gates = kind == CellKind::kRnn ? 1 : kind == CellKind::kGru ? 3 : 4;
   if (input_size < 1 || hidden_size < 1)
     throw Error("Cell: input size " + std::to_string(input_size) + " and hidden size " +
                 std::to_string(hidden_size) + " must be positive");
@@ -33,14 +43,14 @@ Cell::Cell(int64_t gates, int64_t input_size, int64_t hidden_size, Generator& ge
 
 Var Cell::input_projection(const Var& x) const {
   if (x.value().dim() < 1 || x.shape().back() != input_size_)
-    throw Error(kind() + " cell: input " + shape_str(x.shape()) + " must end in the input size " +
+    throw Error(std::string(name()) + " cell: input " + shape_str(x.shape()) + " must end in the input size " +
                 std::to_string(input_size_));
   return linear(x, weight_ih, bias_ih);  // x W_ih^T + b_ih, leading axes read in place
 }
 
 State Cell::zero_state(int64_t batch) const {
   State s{Var(Tensor::zeros({batch, hidden_size_})), Var()};
-  if (kind() == "lstm") s.c = Var(Tensor::zeros({batch, hidden_size_}));
+  if (kind_ == CellKind::kLstm) s.c = Var(Tensor::zeros({batch, hidden_size_}));
   return s;
 }
 
@@ -49,24 +59,25 @@ void Cell::check_step(const Var& xp, const State& s, int64_t t) const {
   const Shape& xs = xp.shape();
   if (xp.value().dim() != dim || xs.back() != gh || (t >= 0 && t >= xs[1]) || !s.h.defined() ||
       s.h.value().dim() != 2 || s.h.shape()[0] != xs[0] || s.h.shape()[1] != hidden_size_)
-    throw Error(kind() + " cell: projected input " + shape_str(xs) +
+    throw Error(std::string(name()) + " cell: projected input " + shape_str(xs) +
                 (t < 0 ? "" : " at step " + std::to_string(t)) + " and state " +
                 (s.h.defined() ? shape_str(s.h.shape()) : std::string("(none)")) + " must be (B, " +
                 (t < 0 ? "" : "S > t, ") + std::to_string(gh) + ") and (B, " + std::to_string(hidden_size_) + ")");
 }
 
-State Cell::step_projected(const Var& xp, const State& s) const {
+State Cell::step(const Var& x, const State& s) const {
+  Var xp = input_projection(x);
   check_step(xp, s);
   return fused_step(xp, -1, s);
 }
 
 State Cell::step_at(const Var& projected, int64_t t, const State& s) const {
-  if (t < 0) throw Error(kind() + " cell: step " + std::to_string(t) + " is negative");
+  if (t < 0) throw Error(std::string(name()) + " cell: step " + std::to_string(t) + " is negative");
   check_step(projected, s, t);
   return fused_step(projected, t, s);
 }
 
-void LSTMCell::check_memory(const State& s) const {
+void Cell::check_memory(const State& s) const {
   if (!s.c.defined() || s.c.shape() != s.h.shape())
     throw Error("lstm cell: the state needs a memory c of the shape of h " + shape_str(s.h.shape()));
 }
@@ -297,21 +308,20 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
 }
 
 
-// ---- the cells' steps, fused
+// ---- the cells' steps, fused: step() and step_at() run the op of the cell's kind
 
-State RNNCell::fused_step(const Var& xp, int64_t t, const State& s) const {
-  return {rnn_step(xp, s.h, weight_hh, bias_hh, t), Var()};
-}
-
-State GRUCell::fused_step(const Var& xp, int64_t t, const State& s) const {
-  return {gru_step(xp, s.h, weight_hh, bias_hh, t), Var()};
-}
-
-State LSTMCell::fused_step(const Var& xp, int64_t t, const State& s) const {
-  check_memory(s);
-  const int64_t H = hidden_size_;
-  Var hc = lstm_step(xp, s.h, s.c, weight_hh, bias_hh, t);  // (B, 2H) = [h' | c']
-  return {slice(hc, 1, 0, H), slice(hc, 1, H, 2 * H)};
+State Cell::fused_step(const Var& xp, int64_t t, const State& s) const {
+  switch (kind_) {
+    case CellKind::kRnn: return {rnn_step(xp, s.h, weight_hh, bias_hh, t), Var()};
+    case CellKind::kGru: return {gru_step(xp, s.h, weight_hh, bias_hh, t), Var()};
+    case CellKind::kLstm: {
+      check_memory(s);
+      const int64_t H = hidden_size_;
+      Var hc = lstm_step(xp, s.h, s.c, weight_hh, bias_hh, t);  // (B, 2H) = [h' | c']
+      return {slice(hc, 1, 0, H), slice(hc, 1, H, 2 * H)};
+    }
+  }
+  throw Error("cell: unknown kind");  // not reached: every CellKind is a case above
 }
 
 std::unique_ptr<Cell> make_cell(const std::string& kind, int64_t input_size, int64_t hidden_size, Generator& gen) {
