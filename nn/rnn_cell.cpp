@@ -3,9 +3,10 @@
 // fused into one graph node (rnn_step, gru_step, lstm_step), forward and hand-written backward with
 // each derivative as a comment. tests/ch05_fused_test.cpp holds fused and composed equal (values
 // and every gradient) and gradchecks the fused steps. The fused steps share one matrix product,
-// hp = h W_hh^T + b_hh (B, G*H), through gemm (tensor/gemm_kernel.cpp; reference gemm_naive, held
-// equal by tests/gemm_test.cpp); their gates are loops over a row with tanh_n and sigmoid_n
-// (tensor/vmath_kernel.cpp; reference heed::math::tanh and sigmoid, bit for bit by tests/math_test.cpp).
+// hp = h W_hh^T + b_hh (B, G*H), linear's value (tensor/matmul.cpp), through gemm
+// (tensor/gemm_kernel.cpp; reference gemm_naive, held equal by tests/gemm_test.cpp); their gates
+// are loops over a row with tanh_n and sigmoid_n (tensor/vmath_kernel.cpp; reference
+// heed::math::tanh and sigmoid, bit for bit by tests/math_test.cpp).
 #include "nn/rnn_cell.h"
 
 #include <cmath>
@@ -13,6 +14,7 @@
 
 #include "autograd/functions.h"
 #include "tensor/gemm.h"
+#include "tensor/ops.h"
 #include "tensor/vmath.h"
 
 namespace heed {
@@ -158,16 +160,13 @@ void add_step_input_grad(Backward& g, const StepInput& in, int64_t B, int64_t GH
     for (int64_t j = 0; j < GH; ++j) dx[b * in.stride + j] += d[b * GH + j];
 }
 
-// hp = h W_hh^T + b_hh: (B, GH), the share of every gate that comes from the previous state.
-Tensor state_projection(const Tensor& h, const Tensor& w, const Tensor& bias) {
-  const int64_t B = h.size(0), H = h.size(1), GH = w.size(0);
-  Tensor hp = Tensor::empty({B, GH});
-  gemm(false, true, B, GH, H, h.data(), w.data(), hp.data(), false);
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t j = 0; j < GH; ++j) hp[b * GH + j] += bias[j];
-  return hp;
-}
-
+// Every fused step starts from hp = h W_hh^T + b_hh (B, GH), the share of every gate that comes
+// from the previous state: linear's value (tensor/ops.h), the same product and bias add as
+// autograd's linear. Its backward is written here, not taken from linear's, for two reasons that
+// change bits: b_hh's gradient is added row by row straight into the gradient that every step of
+// an unrolled sequence shares (linear sums a call's rows from zero first, then adds the total),
+// and the GRU's dh joins its other share z dh' inside the same product.
+//
 // The backward of hp = h W^T + b, for inputs h at ih, W at iw and b at iw + 1. When `add`, dh
 // arrives holding h's other share (the GRU's z * dh') and dhp W is added to it; otherwise dh is
 // scratch space of the right shape, overwritten.
@@ -196,7 +195,7 @@ void state_projection_backward(Backward& g, size_t ih, size_t iw, const Tensor& 
 Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh, int64_t t) {
   StepInput in;
   const int64_t H = check_step("rnn_step", 1, xp, t, h, nullptr, weight_hh, bias_hh, in), B = h.shape()[0];
-  Tensor y = state_projection(h.value(), weight_hh.value(), bias_hh.value());  // (B, H)
+  Tensor y = linear(h.value(), weight_hh.value(), &bias_hh.value());  // (B, H)
   for (int64_t b = 0; b < B; ++b) {
     const real* x = in.x + b * in.stride + in.offset;
     for (int64_t j = 0; j < H; ++j) y[b * H + j] += x[j];
@@ -215,7 +214,7 @@ Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
 Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh, int64_t t) {
   StepInput in;
   const int64_t H = check_step("gru_step", 3, xp, t, h, nullptr, weight_hh, bias_hh, in), B = h.shape()[0];
-  Tensor hp = state_projection(h.value(), weight_hh.value(), bias_hh.value());  // (B, 3H)
+  Tensor hp = linear(h.value(), weight_hh.value(), &bias_hh.value());  // (B, 3H)
   Tensor y = Tensor::empty({B, H});
   // Saved per row: r, z, n and hp_n = W_hn h + b_hn (B, 4H), all backward needs besides h and W_hh.
   Tensor saved = Tensor::empty({B, 4 * H});
@@ -264,7 +263,7 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
 Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, const Var& bias_hh, int64_t t) {
   StepInput in;
   const int64_t H = check_step("lstm_step", 4, xp, t, h, &c, weight_hh, bias_hh, in), B = h.shape()[0];
-  Tensor hp = state_projection(h.value(), weight_hh.value(), bias_hh.value());  // (B, 4H)
+  Tensor hp = linear(h.value(), weight_hh.value(), &bias_hh.value());  // (B, 4H)
   Tensor y = Tensor::empty({B, 2 * H});  // [h' | c'] per row
   // Saved per row: i, f, g, o and tanh(c') (B, 5H), all backward needs besides c, h and W_hh.
   Tensor saved = Tensor::empty({B, 5 * H});
