@@ -54,25 +54,13 @@ Var matmul_tn(const Var& a, const Var& b) {
 }
 
 Var linear(const Var& x, const Var& weight, const Var& bias) {
-  const Shape &xs = x.shape(), &ws = weight.shape();
   const bool has_bias = bias.defined();
-  if (xs.empty() || ws.size() != 2 || xs.back() != ws[1] || (has_bias && bias.shape() != Shape{ws[0]}))
-    throw Error("linear: x " + shape_str(xs) + ", weight " + shape_str(ws) +
-                (has_bias ? ", bias " + shape_str(bias.shape()) : std::string()) +
-                " must be (..., in), (out, in) and (out)");
-  // x's leading axes are read as rows where they lie, (..., in) as (N, in): rows are contiguous, so
-  // no reshaped copy of x (or of y) is made or kept in the graph.
-  const int64_t in = ws[1], out = ws[0], N = shape_numel(Shape(xs.begin(), xs.end() - 1));
-  Shape ys = xs;
-  ys.back() = out;
-  Tensor y = Tensor::empty(ys);  // (..., out)
-  gemm(false, true, N, out, in, x.value().data(), weight.value().data(), y.data(), false);  // x W^T
-  if (has_bias) {
-    const real* b = bias.value().data();
-    real* py = y.data();
-    for (int64_t r = 0; r < N; ++r)
-      for (int64_t j = 0; j < out; ++j) py[r * out + j] += b[j];
-  }
+  // y = x W^T + b (tensor/matmul.cpp: one product, then b added to each row; checks the shapes).
+  // x's leading axes are read as rows where they lie, (..., in) as (N, in), so no reshaped copy of
+  // x (or of y) is kept in the graph either.
+  Tensor y = linear(x.value(), weight.value(), has_bias ? &bias.value() : nullptr);  // (..., out)
+  const Shape& xs = x.shape();
+  const int64_t in = weight.shape()[1], out = weight.shape()[0], N = shape_numel(Shape(xs.begin(), xs.end() - 1));
   std::vector<Var> inputs{x, weight};
   if (has_bias) inputs.push_back(bias);
   return make_var(std::move(y), "linear", inputs, [N, in, out, has_bias](Backward& g) {

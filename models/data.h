@@ -25,9 +25,9 @@
 #include <string_view>
 #include <vector>
 
+#include "models/evaluate.h"
 #include "models/model.h"
 #include "models/tasks.h"
-#include "models/train.h"
 
 namespace heed {
 

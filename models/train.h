@@ -1,7 +1,7 @@
-// Training and evaluation of a Model (models/model.h) on a Task, as docs/models.md pins them: Adam
-// (0.9, 0.999, 1e-8), gradient-norm clipping, a learning rate decayed linearly to 0 over the
-// run (or constant), teacher forcing; evaluation by greedy decoding for exactly L+1 steps with
-// the exact and token metrics.
+// Training of a Model (models/model.h) on a Task, as docs/models.md pins it: Adam (0.9, 0.999, 1e-8),
+// gradient-norm clipping, a learning rate decayed linearly to 0 over the run (or constant),
+// teacher forcing. Evaluation (greedy decoding, the exact and token metrics) is in
+// models/evaluate.h.
 #pragma once
 
 #include <chrono>
@@ -94,25 +94,5 @@ class Trainer {
 // gradient or updated parameter, naming the step and the parameter.
 TrainResult train(Model& model, const Task& task, const TrainOptions& opt,
                   const std::function<void(const Progress&)>& on_step = {});
-
-struct Accuracy {
-  int64_t length = 0;  // source length (0: mixed)
-  int64_t n = 0;       // sequences
-  int64_t exact_right = 0, tokens_right = 0, tokens = 0;
-  real exact() const { return n ? static_cast<real>(exact_right) / n : 0; }
-  real token() const { return tokens ? static_cast<real>(tokens_right) / tokens : 0; }
-};
-
-// Greedy decoding of `batch` for T steps; adds its counts to `acc`: a sequence is exact when
-// its L symbols and the EOS after them are right; token counts the L symbol positions.
-void score_batch(const Model& model, const Batch& batch, Accuracy& acc);
-// The same counts from a greedy decoding of `batch` already made (at least T steps).
-void score_decoded(const Decoded& d, const Batch& batch, Accuracy& acc);
-
-// `samples` sequences of each source length, drawn from Generator(seed).
-std::vector<Accuracy> evaluate_by_length(const Model& model, const Task& task, const std::vector<int64_t>& lengths,
-                                         int64_t samples, uint64_t seed);
-// `samples` held-out sequences (fresh draws for the toy tasks, held-out pairs for translate).
-Accuracy evaluate_held_out(const Model& model, const Task& task, int64_t samples, uint64_t seed);
 
 }  // namespace heed

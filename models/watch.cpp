@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/data.h"
+#include "models/evaluate.h"
 #include "models/train.h"
 #include "models/translate.h"
 

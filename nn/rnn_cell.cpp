@@ -3,9 +3,10 @@
 // fused into one graph node (rnn_step, gru_step, lstm_step), forward and hand-written backward with
 // each derivative as a comment. tests/ch05_fused_test.cpp holds fused and composed equal (values
 // and every gradient) and gradchecks the fused steps. The fused steps share one matrix product,
-// hp = h W_hh^T + b_hh (B, G*H), through gemm (tensor/gemm_kernel.cpp; reference gemm_naive, held
-// equal by tests/gemm_test.cpp); their gates are loops over a row with tanh_n and sigmoid_n
-// (tensor/vmath_kernel.cpp; reference heed::math::tanh and sigmoid, bit for bit by tests/math_test.cpp).
+// hp = h W_hh^T + b_hh (B, G*H), linear's value (tensor/matmul.cpp), through gemm
+// (tensor/gemm_kernel.cpp; reference gemm_naive, held equal by tests/gemm_test.cpp); their gates
+// are loops over a row with tanh_n and sigmoid_n (tensor/vmath_kernel.cpp; reference
+// heed::math::tanh and sigmoid, bit for bit by tests/math_test.cpp).
 #include "nn/rnn_cell.h"
 
 #include <cmath>
@@ -13,12 +14,23 @@
 
 #include "autograd/functions.h"
 #include "tensor/gemm.h"
+#include "tensor/ops.h"
 #include "tensor/vmath.h"
 
 namespace heed {
 
-Cell::Cell(int64_t gates, int64_t input_size, int64_t hidden_size, Generator& gen)
-    : input_size_(input_size), hidden_size_(hidden_size) {
+const char* cell_name(CellKind kind) {
+  switch (kind) {
+    case CellKind::kRnn: return "rnn";
+    case CellKind::kGru: return "gru";
+    case CellKind::kLstm: return "lstm";
+  }
+  return "?";
+}
+
+Cell::Cell(CellKind kind, int64_t input_size, int64_t hidden_size, Generator& gen)
+    : input_size_(input_size), hidden_size_(hidden_size), kind_(kind) {
+  const int64_t gates = kind == CellKind::kRnn ? 1 : kind == CellKind::kGru ? 3 : 4;
   if (input_size < 1 || hidden_size < 1)
     throw Error("Cell: input size " + std::to_string(input_size) + " and hidden size " +
                 std::to_string(hidden_size) + " must be positive");
@@ -33,14 +45,14 @@ Cell::Cell(int64_t gates, int64_t input_size, int64_t hidden_size, Generator& ge
 
 Var Cell::input_projection(const Var& x) const {
   if (x.value().dim() < 1 || x.shape().back() != input_size_)
-    throw Error(kind() + " cell: input " + shape_str(x.shape()) + " must end in the input size " +
+    throw Error(std::string(name()) + " cell: input " + shape_str(x.shape()) + " must end in the input size " +
                 std::to_string(input_size_));
   return linear(x, weight_ih, bias_ih);  // x W_ih^T + b_ih, leading axes read in place
 }
 
 State Cell::zero_state(int64_t batch) const {
   State s{Var(Tensor::zeros({batch, hidden_size_})), Var()};
-  if (kind() == "lstm") s.c = Var(Tensor::zeros({batch, hidden_size_}));
+  if (kind_ == CellKind::kLstm) s.c = Var(Tensor::zeros({batch, hidden_size_}));
   return s;
 }
 
@@ -49,24 +61,25 @@ void Cell::check_step(const Var& xp, const State& s, int64_t t) const {
   const Shape& xs = xp.shape();
   if (xp.value().dim() != dim || xs.back() != gh || (t >= 0 && t >= xs[1]) || !s.h.defined() ||
       s.h.value().dim() != 2 || s.h.shape()[0] != xs[0] || s.h.shape()[1] != hidden_size_)
-    throw Error(kind() + " cell: projected input " + shape_str(xs) +
+    throw Error(std::string(name()) + " cell: projected input " + shape_str(xs) +
                 (t < 0 ? "" : " at step " + std::to_string(t)) + " and state " +
                 (s.h.defined() ? shape_str(s.h.shape()) : std::string("(none)")) + " must be (B, " +
                 (t < 0 ? "" : "S > t, ") + std::to_string(gh) + ") and (B, " + std::to_string(hidden_size_) + ")");
 }
 
-State Cell::step_projected(const Var& xp, const State& s) const {
+State Cell::step(const Var& x, const State& s) const {
+  Var xp = input_projection(x);
   check_step(xp, s);
   return fused_step(xp, -1, s);
 }
 
 State Cell::step_at(const Var& projected, int64_t t, const State& s) const {
-  if (t < 0) throw Error(kind() + " cell: step " + std::to_string(t) + " is negative");
+  if (t < 0) throw Error(std::string(name()) + " cell: step " + std::to_string(t) + " is negative");
   check_step(projected, s, t);
   return fused_step(projected, t, s);
 }
 
-void LSTMCell::check_memory(const State& s) const {
+void Cell::check_memory(const State& s) const {
   if (!s.c.defined() || s.c.shape() != s.h.shape())
     throw Error("lstm cell: the state needs a memory c of the shape of h " + shape_str(s.h.shape()));
 }
@@ -147,16 +160,13 @@ void add_step_input_grad(Backward& g, const StepInput& in, int64_t B, int64_t GH
     for (int64_t j = 0; j < GH; ++j) dx[b * in.stride + j] += d[b * GH + j];
 }
 
-// hp = h W_hh^T + b_hh: (B, GH), the share of every gate that comes from the previous state.
-Tensor state_projection(const Tensor& h, const Tensor& w, const Tensor& bias) {
-  const int64_t B = h.size(0), H = h.size(1), GH = w.size(0);
-  Tensor hp = Tensor::empty({B, GH});
-  gemm(false, true, B, GH, H, h.data(), w.data(), hp.data(), false);
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t j = 0; j < GH; ++j) hp[b * GH + j] += bias[j];
-  return hp;
-}
-
+// Every fused step starts from hp = h W_hh^T + b_hh (B, GH), the share of every gate that comes
+// from the previous state: linear's value (tensor/ops.h), the same product and bias add as
+// autograd's linear. Its backward is written here, not taken from linear's, for two reasons that
+// change bits: b_hh's gradient is added row by row straight into the gradient that every step of
+// an unrolled sequence shares (linear sums a call's rows from zero first, then adds the total),
+// and the GRU's dh joins its other share z dh' inside the same product.
+//
 // The backward of hp = h W^T + b, for inputs h at ih, W at iw and b at iw + 1. When `add`, dh
 // arrives holding h's other share (the GRU's z * dh') and dhp W is added to it; otherwise dh is
 // scratch space of the right shape, overwritten.
@@ -185,7 +195,7 @@ void state_projection_backward(Backward& g, size_t ih, size_t iw, const Tensor& 
 Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh, int64_t t) {
   StepInput in;
   const int64_t H = check_step("rnn_step", 1, xp, t, h, nullptr, weight_hh, bias_hh, in), B = h.shape()[0];
-  Tensor y = state_projection(h.value(), weight_hh.value(), bias_hh.value());  // (B, H)
+  Tensor y = linear(h.value(), weight_hh.value(), &bias_hh.value());  // (B, H)
   for (int64_t b = 0; b < B; ++b) {
     const real* x = in.x + b * in.stride + in.offset;
     for (int64_t j = 0; j < H; ++j) y[b * H + j] += x[j];
@@ -204,7 +214,7 @@ Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
 Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh, int64_t t) {
   StepInput in;
   const int64_t H = check_step("gru_step", 3, xp, t, h, nullptr, weight_hh, bias_hh, in), B = h.shape()[0];
-  Tensor hp = state_projection(h.value(), weight_hh.value(), bias_hh.value());  // (B, 3H)
+  Tensor hp = linear(h.value(), weight_hh.value(), &bias_hh.value());  // (B, 3H)
   Tensor y = Tensor::empty({B, H});
   // Saved per row: r, z, n and hp_n = W_hn h + b_hn (B, 4H), all backward needs besides h and W_hh.
   Tensor saved = Tensor::empty({B, 4 * H});
@@ -253,7 +263,7 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
 Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, const Var& bias_hh, int64_t t) {
   StepInput in;
   const int64_t H = check_step("lstm_step", 4, xp, t, h, &c, weight_hh, bias_hh, in), B = h.shape()[0];
-  Tensor hp = state_projection(h.value(), weight_hh.value(), bias_hh.value());  // (B, 4H)
+  Tensor hp = linear(h.value(), weight_hh.value(), &bias_hh.value());  // (B, 4H)
   Tensor y = Tensor::empty({B, 2 * H});  // [h' | c'] per row
   // Saved per row: i, f, g, o and tanh(c') (B, 5H), all backward needs besides c, h and W_hh.
   Tensor saved = Tensor::empty({B, 5 * H});
@@ -297,21 +307,20 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
 }
 
 
-// ---- the cells' steps, fused
+// ---- the cells' steps, fused: step() and step_at() run the op of the cell's kind
 
-State RNNCell::fused_step(const Var& xp, int64_t t, const State& s) const {
-  return {rnn_step(xp, s.h, weight_hh, bias_hh, t), Var()};
-}
-
-State GRUCell::fused_step(const Var& xp, int64_t t, const State& s) const {
-  return {gru_step(xp, s.h, weight_hh, bias_hh, t), Var()};
-}
-
-State LSTMCell::fused_step(const Var& xp, int64_t t, const State& s) const {
-  check_memory(s);
-  const int64_t H = hidden_size_;
-  Var hc = lstm_step(xp, s.h, s.c, weight_hh, bias_hh, t);  // (B, 2H) = [h' | c']
-  return {slice(hc, 1, 0, H), slice(hc, 1, H, 2 * H)};
+State Cell::fused_step(const Var& xp, int64_t t, const State& s) const {
+  switch (kind_) {
+    case CellKind::kRnn: return {rnn_step(xp, s.h, weight_hh, bias_hh, t), Var()};
+    case CellKind::kGru: return {gru_step(xp, s.h, weight_hh, bias_hh, t), Var()};
+    case CellKind::kLstm: {
+      check_memory(s);
+      const int64_t H = hidden_size_;
+      Var hc = lstm_step(xp, s.h, s.c, weight_hh, bias_hh, t);  // (B, 2H) = [h' | c']
+      return {slice(hc, 1, 0, H), slice(hc, 1, H, 2 * H)};
+    }
+  }
+  throw Error("cell: unknown kind");  // not reached: every CellKind is a case above
 }
 
 std::unique_ptr<Cell> make_cell(const std::string& kind, int64_t input_size, int64_t hidden_size, Generator& gen) {

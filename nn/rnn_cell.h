@@ -3,9 +3,9 @@
 //   weight_ih (G*H, I), weight_hh (G*H, H), bias_ih (G*H), bias_hh (G*H)
 // with G = 1 (rnn, tanh), 3 (gru: r, z, n) or 4 (lstm: i, f, g, o). A state is h (B, H), plus
 // the memory c (B, H) for an LSTM. step_composed() builds a step from autograd ops, so a reader
-// sees the equations line by line; step() and step_projected() run the same equations as one
-// fused graph node with a hand-written backward (rnn_step, gru_step, lstm_step below), held equal
-// to it by tests.
+// sees the equations line by line; step() and step_at() run the same equations as one fused graph
+// node with a hand-written backward (rnn_step, gru_step, lstm_step below), held equal to it by
+// tests/ch05_fused_test.cpp.
 #pragma once
 
 #include <memory>
@@ -21,24 +21,35 @@ struct State {
   Var c;  // (B, H), LSTM only; empty otherwise
 };
 
+// The three cells, as PyTorch's nn.RNNCell, nn.GRUCell and nn.LSTMCell.
+enum class CellKind { kRnn, kGru, kLstm };
+// "rnn", "gru" or "lstm": the name --cell and a checkpoint's metadata use.
+const char* cell_name(CellKind kind);
+
+// A cell's three ways to take a step, all from the same weights:
+//   step(x, s)               from an input x (B, I): a decoder, one step at a time
+//   step_at(projected, t, s) from step t of the input projection of every step (B, S, G*H),
+//                            read where it lies: an encoder, whose inputs are all known at once
+//   step_composed(xp, s)     from a projected input xp (B, G*H), composed from autograd ops: the
+//                            equations as a reader checks them, and the tests' oracle
+// The first two run the fused op of the cell's kind (rnn_step, gru_step, lstm_step).
 class Cell : public Module {
  public:
-  Cell(int64_t gates, int64_t input_size, int64_t hidden_size, Generator& gen);
-
   // x W_ih^T + b_ih for any number of leading axes: (..., I) -> (..., G*H). An encoder
-  // computes it for all time steps at once; step() takes the result.
+  // computes it for all time steps at once and hands it to step_at().
   Var input_projection(const Var& x) const;
-  // One step from a projected input xp (B, G*H) and the previous state: the fused op.
-  State step_projected(const Var& xp, const State& s) const;
+  // One step from the input x (B, I) and the previous state: input_projection, then the fused op.
+  State step(const Var& x, const State& s) const;
   // The same step reading step t of a projection of every step, (B, S, G*H), where it lies: an
   // encoder's loop, with no per-step copy of the slice. REQUIRES: 0 <= t < S (else heed::Error).
   State step_at(const Var& projected, int64_t t, const State& s) const;
-  // The same step composed from autograd ops: the readable reference, and the tests' oracle.
+  // The same step from a projected input xp (B, G*H), composed from autograd ops: the readable
+  // reference, and the tests' oracle.
   virtual State step_composed(const Var& xp, const State& s) const = 0;
-  State step(const Var& x, const State& s) const { return step_projected(input_projection(x), s); }
-  State zero_state(int64_t batch) const;
+  State zero_state(int64_t batch) const;  // h = 0, and c = 0 for an LSTM
 
-  virtual std::string kind() const = 0;  // "rnn", "gru" or "lstm"
+  CellKind kind() const { return kind_; }
+  const char* name() const { return cell_name(kind_); }
   int64_t input_size() const { return input_size_; }
   int64_t hidden_size() const { return hidden_size_; }
 
@@ -48,22 +59,26 @@ class Cell : public Module {
   Var bias_hh;    // (G*H)
 
  protected:
+  Cell(CellKind kind, int64_t input_size, int64_t hidden_size, Generator& gen);
+
   int64_t input_size_, hidden_size_;
   // xp is (B, G*H) when t < 0, else (B, S, G*H) with t < S.
   void check_step(const Var& xp, const State& s, int64_t t = -1) const;
-  // The fused op on xp as check_step describes it.
-  virtual State fused_step(const Var& xp, int64_t t, const State& s) const = 0;
+  void check_memory(const State& s) const;  // an LSTM's state holds c, shaped as h
+
+ private:
+  // The fused op of the cell's kind on xp as check_step describes it (checked before).
+  State fused_step(const Var& xp, int64_t t, const State& s) const;
+
+  CellKind kind_;
 };
 
 // h' = tanh(W_ih x + b_ih + W_hh h + b_hh)
 class RNNCell : public Cell {
  public:
-  RNNCell(int64_t input_size, int64_t hidden_size, Generator& gen) : Cell(1, input_size, hidden_size, gen) {}
+  RNNCell(int64_t input_size, int64_t hidden_size, Generator& gen)
+      : Cell(CellKind::kRnn, input_size, hidden_size, gen) {}
   State step_composed(const Var& xp, const State& s) const override;
-  std::string kind() const override { return "rnn"; }
-
- protected:
-  State fused_step(const Var& xp, int64_t t, const State& s) const override;
 };
 
 // r = sigmoid(W_ir x + b_ir + W_hr h + b_hr)
@@ -72,12 +87,9 @@ class RNNCell : public Cell {
 // h' = (1 - z) * n + z * h
 class GRUCell : public Cell {
  public:
-  GRUCell(int64_t input_size, int64_t hidden_size, Generator& gen) : Cell(3, input_size, hidden_size, gen) {}
+  GRUCell(int64_t input_size, int64_t hidden_size, Generator& gen)
+      : Cell(CellKind::kGru, input_size, hidden_size, gen) {}
   State step_composed(const Var& xp, const State& s) const override;
-  std::string kind() const override { return "gru"; }
-
- protected:
-  State fused_step(const Var& xp, int64_t t, const State& s) const override;
 };
 
 // i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of (W_ih x + b_ih + W_hh h + b_hh)
@@ -85,15 +97,9 @@ class GRUCell : public Cell {
 // h' = o * tanh(c')
 class LSTMCell : public Cell {
  public:
-  LSTMCell(int64_t input_size, int64_t hidden_size, Generator& gen) : Cell(4, input_size, hidden_size, gen) {}
+  LSTMCell(int64_t input_size, int64_t hidden_size, Generator& gen)
+      : Cell(CellKind::kLstm, input_size, hidden_size, gen) {}
   State step_composed(const Var& xp, const State& s) const override;
-  std::string kind() const override { return "lstm"; }
-
- protected:
-  State fused_step(const Var& xp, int64_t t, const State& s) const override;
-
- private:
-  void check_memory(const State& s) const;
 };
 
 // The fused steps, one graph node each with a hand-written backward, running the equations above
@@ -112,10 +118,10 @@ Var rnn_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
 Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_hh, int64_t t = -1);
 
 // The LSTM's new state side by side, [h' | c']: (B, 2H). A node holds one value, so the two
-// halves are taken apart with slice() (LSTMCell::step_projected does).
+// halves are taken apart with slice() (Cell::step and step_at do).
 Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, const Var& bias_hh, int64_t t = -1);
 
-// kind is "rnn", "gru" or "lstm"; anything else is a heed::Error listing those.
+// kind is "rnn", "gru" or "lstm" (cell_name); anything else is a heed::Error listing those.
 std::unique_ptr<Cell> make_cell(const std::string& kind, int64_t input_size, int64_t hidden_size, Generator& gen);
 
 }  // namespace heed

@@ -1,4 +1,4 @@
-// matmul in its three forms, 2-D or batched 3-D, over the gemm kernel.
+// matmul in its three forms, 2-D or batched 3-D, and linear (x W^T + b), over the gemm kernel.
 #include "tensor/gemm.h"
 #include "tensor/ops.h"
 
@@ -31,5 +31,27 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b, bool trans_a, bool trans_b,
 Tensor matmul(const Tensor& a, const Tensor& b) { return matmul_impl(a, b, false, false, "matmul"); }
 Tensor matmul_nt(const Tensor& a, const Tensor& b) { return matmul_impl(a, b, false, true, "matmul_nt"); }
 Tensor matmul_tn(const Tensor& a, const Tensor& b) { return matmul_impl(a, b, true, false, "matmul_tn"); }
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor* bias) {
+  const Shape &xs = x.shape(), &ws = weight.shape();
+  if (xs.empty() || ws.size() != 2 || xs.back() != ws[1] || (bias && bias->shape() != Shape{ws[0]}))
+    throw Error("linear: x " + shape_str(xs) + ", weight " + shape_str(ws) +
+                (bias ? ", bias " + shape_str(bias->shape()) : std::string()) +
+                " must be (..., in), (out, in) and (out)");
+  // x's leading axes are read as rows where they lie, (..., in) as (N, in): rows are contiguous, so
+  // no reshaped copy of x (or of y) is made.
+  const int64_t in = ws[1], out = ws[0], N = shape_numel(Shape(xs.begin(), xs.end() - 1));
+  Shape ys = xs;
+  ys.back() = out;
+  Tensor y = Tensor::empty(ys);  // (..., out)
+  gemm(false, true, N, out, in, x.data(), weight.data(), y.data(), false);  // x W^T
+  if (bias) {
+    const real* b = bias->data();
+    real* py = y.data();
+    for (int64_t r = 0; r < N; ++r)
+      for (int64_t j = 0; j < out; ++j) py[r * out + j] += b[j];  // + b, after the product
+  }
+  return y;
+}
 
 }  // namespace heed

@@ -51,6 +51,10 @@ Tensor argmax(const Tensor& x, int64_t axis, bool keepdim = false);
 Tensor matmul(const Tensor& a, const Tensor& b);     // A B
 Tensor matmul_nt(const Tensor& a, const Tensor& b);  // A B^T: b is [N, K] or [B, N, K]
 Tensor matmul_tn(const Tensor& a, const Tensor& b);  // A^T B: a is [K, M] or [B, K, M]
+// x W^T + b: x [..., in], weight [out, in], bias [out] (or none when null) -> [..., out]. x's
+// leading axes are read as rows where they lie; b is added to each row after the product. The
+// value of autograd's linear, and of the fused recurrent steps' h W_hh^T + b_hh.
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor* bias);
 
 // ---- layout
 Tensor transpose(const Tensor& x);  // swaps the last two axes

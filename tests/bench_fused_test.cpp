@@ -49,9 +49,10 @@ Timing compare_ms(int reps, const std::function<void()>& a, const std::function<
   return {ta[ta.size() / 2], tb[tb.size() / 2]};
 }
 
-// The encoder's loop (nn/encoder.cpp) over full-length sequences, the step fused or composed,
-// then backward from a fixed projection of the states.
-void encode(const Cell& cell, const Var& inputs, const Tensor& mask, const Tensor& seed, bool fused) {
+// The encoder's loop (nn/encoder.cpp) over full-length sequences, the step fused (gru_step, as
+// GRUCell::step runs it) or composed, each on the same copied slice of the projection, then
+// backward from a fixed projection of the states.
+void encode(const GRUCell& cell, const Var& inputs, const Tensor& mask, const Tensor& seed, bool fused) {
   const int64_t B = inputs.shape()[0], S = inputs.shape()[1];
   Var projected = cell.input_projection(inputs);  // (B, S, 3H)
   const int64_t G = projected.shape()[2];
@@ -61,7 +62,7 @@ void encode(const Cell& cell, const Var& inputs, const Tensor& mask, const Tenso
   for (int64_t t = 0; t < S; ++t) {
     Tensor m = slice(mask, 1, t, t + 1);
     Var xp = reshape(slice(projected, 1, t, t + 1), {B, G});
-    State next = fused ? cell.step_projected(xp, s) : cell.step_composed(xp, s);
+    State next = fused ? State{gru_step(xp, s.h, cell.weight_hh, cell.bias_hh), Var()} : cell.step_composed(xp, s);
     s.h = where(m, next.h, s.h);
     out[t] = where(m, s.h, zero);
   }

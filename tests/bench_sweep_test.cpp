@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "tests/heed_cli.h"
+#include "tests/xml_check.h"
 #include "viz/sweep_report.h"
-#include "viz/xml_check.h"
 
 using namespace heed;
 

@@ -2,8 +2,8 @@
 #include <doctest/doctest.h>
 
 #include "autograd/functions.h"
+#include "tests/xml_check.h"
 #include "viz/diagram.h"
-#include "viz/xml_check.h"
 
 using namespace heed;
 

@@ -154,6 +154,26 @@ TEST_CASE("linear(x, W, b): the numbers of matmul_nt(x, W) + b, bit for bit, val
   }
 }
 
+TEST_CASE("linear on tensors (tensor/ops.h): the value of matmul_nt(x, W) + b and of autograd's linear, bit for bit") {
+  // The value the fused recurrent steps take their h W_hh^T + b_hh from (nn/rnn_cell.cpp).
+  for (Shape xs : {Shape{5, 3}, Shape{130, 37}, Shape{4, 40, 37}}) {
+    Generator gen(static_cast<uint64_t>(xs[0]));
+    const int64_t in = xs.back(), out = in + 4;
+    Tensor x = Tensor::uniform(xs, -1, 1, gen), w = Tensor::uniform({out, in}, -1, 1, gen),
+           b = Tensor::uniform({out}, -1, 1, gen);
+    Shape ys = xs;
+    ys.back() = out;
+    Tensor y = linear(x, w, &b);
+    REQUIRE(y.shape() == ys);
+    CHECK(equal(y, reshape(add(matmul_nt(reshape(x, {-1, in}), w), b), ys)));
+    CHECK(equal(y, linear(Var(x), Var(w), Var(b)).value()));
+    CHECK(equal(linear(x, w, nullptr), reshape(matmul_nt(reshape(x, {-1, in}), w), ys)));
+  }
+  Tensor x = Tensor::zeros({4, 3}), w = Tensor::zeros({2, 3}), b = Tensor::zeros({3});
+  CHECK_THROWS_WITH_AS(linear(x, w, &b), doctest::Contains("linear: x [4, 3], weight [2, 3], bias [3] must be"), Error);
+  CHECK_THROWS_WITH_AS(linear(x, Tensor::zeros({2, 4}), nullptr), doctest::Contains("weight [2, 4]"), Error);
+}
+
 TEST_CASE("linear: gradcheck with and without bias; shape mistakes name linear and the shapes" * DOUBLE_ONLY(kGradcheckReason)) {
   Generator gen(12);
   Var x(Tensor::uniform({4, 3}, -1, 1, gen), true), w(Tensor::uniform({2, 3}, -1, 1, gen), true),

@@ -2,7 +2,7 @@
 // SIGTERM or kill -9 (after a periodic save) and resumed, any number of times, ends with a
 // checkpoint byte-identical to the uninterrupted run's, and prints the same losses for the steps
 // it resumed. The signals are real: HEED_TEST_SIGNAL=NAME@K makes the program send itself
-// NAME at the end of step K (tools/train_state.cpp), so the tests can choose the step.
+// NAME at the end of step K (tools/signals.cpp), so the tests can choose the step.
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -24,14 +24,14 @@ struct Run {
 // `steps` steps of `cell` from (h0, c0) over x (steps, B, I), then the loss sum(out_t * R_t)
 // summed over the steps, so gradients flow through the state from step to step.
 Run unroll(const Cell& cell, bool fused, const Var& x, const Var& h0, const Var& c0, uint64_t seed) {
-  const bool lstm = cell.kind() == "lstm";
+  const bool lstm = cell.kind() == CellKind::kLstm;
   State s{h0, lstm ? c0 : Var()};
   Generator gen(seed);
   Var loss(Tensor::scalar(0));
   Var out;
   for (int64_t t = 0; t < x.shape()[0]; ++t) {
-    Var xp = cell.input_projection(reshape(slice(x, 0, t, t + 1), {x.shape()[1], x.shape()[2]}));
-    s = fused ? cell.step_projected(xp, s) : cell.step_composed(xp, s);
+    Var xt = reshape(slice(x, 0, t, t + 1), {x.shape()[1], x.shape()[2]});
+    s = fused ? cell.step(xt, s) : cell.step_composed(cell.input_projection(xt), s);
     out = lstm ? concat({s.h, s.c}, 1) : s.h;
     loss = loss + sum(out * Var(Tensor::uniform(out.shape(), -1, 1, gen)));
   }
@@ -131,16 +131,17 @@ TEST_SUITE("ch05_recurrent") {
   TEST_CASE("a fused step is one graph node, and none under no-grad") {
     Generator gen(23);
     GRUCell cell(3, 5, gen);
-    Var xp = cell.input_projection(Var(Tensor::normal({2, 3}, 0, 1, gen)));
+    Var projected = cell.input_projection(Var(Tensor::normal({2, 1, 3}, 0, 1, gen)));  // (B, S = 1, 3H)
+    Var xp = reshape(projected, {2, 15});
     State s = cell.zero_state(2);
     int64_t before = Node::live_count();
-    State fused = cell.step_projected(xp, s);
+    State fused = cell.step_at(projected, 0, s);
     CHECK(Node::live_count() - before == 1);
     CHECK(std::string(fused.h.op()) == "gru_step");
     State composed = cell.step_composed(xp, s);
     CHECK(Node::live_count() - before > 10);  // the composed step keeps a dozen nodes alive
     NoGradGuard no_grad;
-    State plain = cell.step_projected(xp, s);
+    State plain = cell.step_at(projected, 0, s);
     CHECK(std::string(plain.h.op()) == "leaf");
     CHECK(!plain.h.requires_grad());
     CHECK(equal(plain.h.value(), fused.h.value()));

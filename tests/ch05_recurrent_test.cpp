@@ -98,6 +98,34 @@ TEST_SUITE("ch05_recurrent") {
     CHECK_THROWS_WITH_AS(make_cell("transformer", 2, 2, gen), doctest::Contains("choose rnn, gru or lstm"), Error);
   }
 
+  TEST_CASE("a cell's kind: the enum it dispatches on, its name, and the memory only an LSTM keeps") {
+    Generator gen(4);
+    const std::pair<CellKind, std::string> kinds[] = {{CellKind::kRnn, "rnn"}, {CellKind::kGru, "gru"},
+                                                       {CellKind::kLstm, "lstm"}};
+    for (const auto& k : kinds) {
+      const CellKind kind = k.first;
+      const std::string name = k.second;
+      CAPTURE(name);
+      CHECK(cell_name(kind) == name);
+      auto cell = make_cell(name, 2, 3, gen);
+      CHECK(cell->kind() == kind);
+      CHECK(cell->name() == name);
+      State s = cell->zero_state(2);
+      CHECK(s.h.shape() == Shape{2, 3});
+      CHECK(s.c.defined() == (kind == CellKind::kLstm));
+      // The fused step is the kind's op; an LSTM's state is the two halves of lstm_step's value.
+      State next = cell->step(Var(Tensor::ones({2, 2}), true), s);
+      CHECK(std::string(next.h.op()) == (kind == CellKind::kLstm ? "slice" : name + "_step"));
+      CHECK(next.c.defined() == (kind == CellKind::kLstm));
+      // The messages name the cell.
+      const std::string message = name + " cell: input";
+      CHECK_THROWS_WITH_AS(cell->step(Var(Tensor::ones({2, 5})), s), doctest::Contains(message.c_str()), Error);
+    }
+    CHECK(std::string(RNNCell(1, 1, gen).name()) == "rnn");
+    CHECK(GRUCell(1, 1, gen).kind() == CellKind::kGru);
+    CHECK(LSTMCell(1, 1, gen).kind() == CellKind::kLstm);
+  }
+
   TEST_CASE("gradcheck: each cell w.r.t. input, state and every parameter" * DOUBLE_ONLY(kGradcheckReason)) {
     Generator gen(11);
     for (const char* kind : {"rnn", "gru", "lstm"}) {

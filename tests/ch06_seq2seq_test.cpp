@@ -9,8 +9,8 @@
 
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
+#include "models/evaluate.h"
 #include "models/seq2seq.h"
-#include "models/train.h"
 #include "nn/checkpoint.h"
 #include "nn/loss.h"
 #include "tests/chapter_check.h"

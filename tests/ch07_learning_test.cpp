@@ -1,7 +1,7 @@
 // Chapters 07-08: attention models learn reverse (lengths 5-10) in a few hundred steps.
 #include <doctest/doctest.h>
 
-#include "models/train.h"
+#include "models/evaluate.h"
 #include "tests/chapter_check.h"
 #include "tests/model_fixtures.h"
 #include "tests/precision.h"

@@ -8,11 +8,11 @@
 #include <limits>
 #include <sstream>
 
+#include "tests/precision.h"
+#include "tests/xml_check.h"
 #include "viz/heatmap.h"
 #include "viz/html.h"
 #include "viz/svg.h"
-#include "viz/xml_check.h"
-#include "tests/precision.h"
 
 using heed::real;
 using Matrix = std::vector<std::vector<real>>;

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "models/evaluate.h"
 #include "models/seq2seq.h"
 #include "models/train.h"
 #include "models/translate.h"

@@ -13,6 +13,7 @@
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
 #include "models/beam.h"
+#include "models/evaluate.h"
 #include "models/seq2seq.h"
 #include "models/transformer.h"
 #include "models/train.h"

@@ -20,6 +20,7 @@
 #include "io/atomic_file.h"
 #include "io/json.h"
 #include "io/safetensors.h"
+#include "models/evaluate.h"
 #include "models/seq2seq.h"
 #include "models/train.h"
 #include "nn/checkpoint.h"

@@ -12,7 +12,7 @@
 #include "io/utf8.h"
 #include "models/beam.h"
 #include "models/data.h"
-#include "models/train.h"
+#include "models/evaluate.h"
 #include "tools/common.h"
 #include "viz/heatmap.h"
 #include "viz/html.h"

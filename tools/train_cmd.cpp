@@ -14,6 +14,7 @@
 #include "io/safetensors.h"
 #include "io/utf8.h"
 #include "models/data.h"
+#include "models/evaluate.h"
 #include "models/train.h"
 #include "nn/checkpoint.h"
 #include "tools/common.h"

@@ -1,10 +1,8 @@
 #include "tools/train_state.h"
 
-#include <signal.h>
-#include <unistd.h>
+#include <unistd.h>  // isatty
 
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -14,6 +12,7 @@
 #include "models/data.h"
 #include "nn/checkpoint.h"
 #include "tools/bench.h"  // program_as_invoked
+#include "tools/signals.h"
 #include "tools/watch.h"
 
 namespace heed {
@@ -70,44 +69,6 @@ std::string shell_word(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
-}
-
-volatile std::sig_atomic_t g_signal = 0;  // the first of kStopSignals received
-
-extern "C" void note_signal(int sig) {
-  if (g_signal == 0) g_signal = sig;
-}
-
-// The signals that end a run with a save: Ctrl-C, kill, a closed terminal (SIGHUP) and a closed
-// pipe on stdout or stderr (SIGPIPE: `heed train ... | head`, whose writes then fail quietly).
-constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-constexpr int kNumStopSignals = sizeof kStopSignals / sizeof kStopSignals[0];
-struct sigaction g_old[kNumStopSignals];
-
-const char* signal_name(int sig) {
-  switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    case SIGPIPE: return "SIGPIPE";
-    default: return "a signal";
-  }
-}
-
-// Test hook (tests/ch04_resume_test.cpp): HEED_TEST_SIGNAL=NAME@K sends this process the
-// signal NAME (INT, TERM, HUP, PIPE or KILL) at the end of step K, as a user or a scheduler would, so a
-// test can interrupt a run at a chosen step; HEED_TEST_SIGNAL_IN_SAVE=1 sends a second SIGINT
-// from inside the save, after the temporary file is written and before it is renamed.
-void test_signal(int64_t step) {
-  const char* env = std::getenv("HEED_TEST_SIGNAL");
-  if (!env) return;
-  std::string spec = env;
-  size_t at = spec.find('@');
-  if (at == std::string::npos || std::atoll(spec.c_str() + at + 1) != step) return;
-  std::string name = spec.substr(0, at);
-  int sig = name == "INT" ? SIGINT : name == "TERM" ? SIGTERM : name == "HUP" ? SIGHUP : name == "PIPE" ? SIGPIPE
-            : name == "KILL" ? SIGKILL : 0;
-  if (sig) ::kill(::getpid(), sig);
 }
 
 }  // namespace
@@ -309,48 +270,37 @@ void save_run(const TrainPlan& plan, const Model& model, const Trainer& trainer,
                           Tensor({static_cast<int64_t>(s.recent_losses.size())}, s.recent_losses)});
   }
   SafetensorsWriteHook hook;
-  if (std::getenv("HEED_TEST_SIGNAL_IN_SAVE")) hook = [](const std::string&) { ::kill(::getpid(), SIGINT); };
+  if (std::getenv("HEED_TEST_SIGNAL_IN_SAVE")) hook = [](const std::string&) { interrupt_self(); };
   save_checkpoint(model, path, checkpoint_metadata(plan.config, *plan.task, run), training, hook);
 }
 
 RunGuard::RunGuard(const TrainPlan& plan, const Model& model, const Trainer& trainer)
-    : plan_(plan), model_(model), trainer_(trainer), tty_(isatty(2) != 0) {
-  g_signal = 0;
-  struct sigaction sa = {};
-  sa.sa_handler = note_signal;
-  sigemptyset(&sa.sa_mask);
-  for (int i = 0; i < kNumStopSignals; ++i) sigaction(kStopSignals[i], &sa, &g_old[i]);
-}
+    : plan_(plan), model_(model), trainer_(trainer), tty_(isatty(2) != 0) {}
 
-RunGuard::~RunGuard() { restore_handlers(); }
-
-void RunGuard::restore_handlers() {
-  if (!installed_) return;
-  installed_ = false;
-  for (int i = 0; i < kNumStopSignals; ++i) sigaction(kStopSignals[i], &g_old[i], nullptr);
-}
+RunGuard::~RunGuard() = default;
 
 int RunGuard::after_step() {
   const int64_t step = trainer_.steps_done();
-  test_signal(step);
-  if (g_signal) return interrupted(g_signal);
+  send_test_signal(step);
+  if (int sig = signals_.received()) return interrupted(sig);
   if (plan_.checkpoint_every > 0 && step % plan_.checkpoint_every == 0 && !trainer_.done()) {
     save_run(plan_, model_, trainer_, plan_.save, false);
-    if (g_signal) return interrupted(g_signal);  // came during the save: stop at this step, not the next
+    if (int sig = signals_.received()) return interrupted(sig);  // came during the save: stop at this step, not the next
   }
   return 0;
 }
 
 int RunGuard::finish() {
-  if (g_signal) return interrupted(g_signal);
+  if (int sig = signals_.received()) return interrupted(sig);
   if (!plan_.save.empty()) save_run(plan_, model_, trainer_, plan_.save, plan_.weights_only);
-  restore_handlers();
-  if (!g_signal) return 0;
+  signals_.restore();
+  const int sig = signals_.received();
+  if (!sig) return 0;
   // Came during the final save, which completed: the file holds the finished run.
   if (tty_) std::fputc('\n', stderr);
-  std::fprintf(stderr, "heed train: %s at the end of the run; saved to %s\n", signal_name(g_signal),
+  std::fprintf(stderr, "heed train: %s at the end of the run; saved to %s\n", signal_name(sig),
                terminal_safe(plan_.save).c_str());
-  return 128 + g_signal;
+  return 128 + sig;
 }
 
 // The command that continues the run: the program as it was invoked, --resume, and the flags

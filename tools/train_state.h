@@ -2,7 +2,8 @@
 // (Adam's moments and step count, the step reached, the data generator, the last losses) saved
 // beside the weights, read back by --resume so that the continued run computes the same bits
 // as one that never stopped; --load's weights for a new run; SIGINT, SIGTERM, SIGHUP and
-// SIGPIPE turned into a save at the end of the current step. The command-line half of models/train.h's Trainer.
+// SIGPIPE (caught by tools/signals.h) turned into a save at the end of the current step. The
+// command-line half of models/train.h's Trainer.
 #pragma once
 
 #include <map>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "tools/common.h"
+#include "tools/signals.h"
 
 namespace heed {
 
@@ -40,7 +42,7 @@ void save_run(const TrainPlan& plan, const Model& model, const Trainer& trainer,
 class RunGuard {
  public:
   RunGuard(const TrainPlan& plan, const Model& model, const Trainer& trainer);
-  ~RunGuard();  // the previous handlers are back
+  ~RunGuard();  // the previous handlers are back (signals_)
   RunGuard(const RunGuard&) = delete;
   RunGuard& operator=(const RunGuard&) = delete;
 
@@ -55,13 +57,12 @@ class RunGuard {
  private:
   int interrupted(int sig);
   std::string resume_command() const;
-  void restore_handlers();
 
   const TrainPlan& plan_;
   const Model& model_;
   const Trainer& trainer_;
   bool tty_;
-  bool installed_ = true;
+  StopSignals signals_;  // caught from construction; the previous handlers back in finish() or the destructor
 };
 
 }  // namespace heed

@@ -4,6 +4,7 @@
 // miss in each way it can (a wrong symbol, no EOS, EOS too early, right symbols past a mistake).
 #include "exercises/06_seq2seq/exercises.h"
 #include "exercises/check/06_check.h"
+#include "models/evaluate.h"
 #include "models/train.h"
 
 namespace heed::check {

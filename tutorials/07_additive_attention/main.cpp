@@ -14,6 +14,7 @@
 
 #include "autograd/functions.h"
 #include "io/atomic_file.h"
+#include "models/evaluate.h"
 #include "models/seq2seq.h"
 #include "models/tasks.h"
 #include "models/train.h"

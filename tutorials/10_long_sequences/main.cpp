@@ -19,6 +19,7 @@
 
 #include "autograd/functions.h"
 #include "io/atomic_file.h"
+#include "models/evaluate.h"
 #include "models/gradient_path.h"
 #include "models/seq2seq.h"
 #include "models/tasks.h"

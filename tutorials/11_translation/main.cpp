@@ -21,6 +21,7 @@
 #include "io/atomic_file.h"
 #include "models/beam.h"
 #include "models/data.h"
+#include "models/evaluate.h"
 #include "models/seq2seq.h"
 #include "models/train.h"
 #include "models/translate.h"

@@ -12,6 +12,7 @@
 
 #include "autograd/functions.h"
 #include "io/atomic_file.h"
+#include "models/evaluate.h"
 #include "models/self_attention_model.h"
 #include "models/seq2seq.h"
 #include "models/tasks.h"

@@ -21,7 +21,7 @@ std::pair<Var, Var> lstm_step(const Var& x, const Var& h, const Var& c, const Va
 }
 Var last_state(const Cell& cell, const Var& x, const std::vector<int64_t>& lengths) {
   Generator gen(1);
-  RecurrentEncoder enc(cell.kind(), x.shape()[2], cell.hidden_size(), false, gen);
+  RecurrentEncoder enc(cell.name(), x.shape()[2], cell.hidden_size(), false, gen);
   return enc.forward(x, lengths).last.h;
 }
 

@@ -3,7 +3,7 @@
 // and never linked: the self-test reads this object and requires every function here refused.
 // They are in namespace heed::student, as a student's answers are.
 #include "exercises/06_seq2seq/exercises.h"
-#include "models/train.h"
+#include "models/evaluate.h"
 
 namespace heed::student {
 

@@ -1,4 +1,4 @@
-#include "viz/xml_check.h"
+#include "tests/xml_check.h"
 
 #include <algorithm>
 #include <cstdio>
