@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include <heed/models/evaluate.h>
 #include <heed/models/seq2seq.h>
 #include <heed/models/tasks.h>
 #include <heed/models/train.h>
