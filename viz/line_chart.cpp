@@ -1,6 +1,6 @@
 // svg_line_chart (declared in viz/svg.h): axes with "nice" ticks (1, 2 or 5 times a power of
-// ten), light grid lines, one polyline per series, broken wherever a value is not finite, and
-// a legend to the right of the plot so it never hides a line.
+// ten), light grid lines, one polyline per series, broken wherever a value is not finite, dashed
+// vertical lines for the x markers, and a legend to the right of the plot so it never hides a line.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -104,7 +104,8 @@ std::string marker(int kind, real x, real y, const std::string& colour) {
 }  // namespace
 
 std::string svg_line_chart(const std::vector<Series>& series, const std::string& title,
-                           const std::string& x_label, const std::string& y_label) {
+                           const std::string& x_label, const std::string& y_label,
+                           const std::vector<XMarker>& x_markers) {
   real x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
   std::size_t longest_name = 0;
   for (const Series& s : series) {
@@ -128,6 +129,16 @@ std::string svg_line_chart(const std::vector<Series>& series, const std::string&
     }
   }
   if (x_lo > x_hi) x_lo = x_hi = y_lo = y_hi = 0;  // nothing finite: empty axes
+  for (const XMarker& m : x_markers) {  // the x axis reaches every marker
+    if (!std::isfinite(m.x) || std::abs(m.x) > kChartLimit) {
+      char at[48];
+      std::snprintf(at, sizeof at, "%g", static_cast<double>(m.x));
+      throw Error("svg_line_chart: the marker '" + m.label + "' is at x = " + at +
+                  "; a chart draws markers at finite x within +-1e12");
+    }
+    x_lo = std::min(x_lo, m.x);
+    x_hi = std::max(x_hi, m.x);
+  }
   const Axis ax = nice_axis(x_lo, x_hi), ay = nice_axis(y_lo, y_hi);
   const std::vector<real> x_ticks = ticks(ax), y_ticks = ticks(ay);
 
@@ -176,6 +187,17 @@ std::string svg_line_chart(const std::vector<Series>& series, const std::string&
   o += "<text transform=\"translate(18 " + num((top + bottom) / 2) +
        ") rotate(-90)\" text-anchor=\"middle\" stroke=\"none\">" + xml_escape(y_label) +
        "</text>\n</g>\n";
+
+  // The markers, under the series: a dashed grey line from the top of the plot to the x axis,
+  // the label just right of its top (left of it when the line is in the right half).
+  for (const XMarker& m : x_markers) {
+    const real x = px(m.x);
+    const bool right_half = x > left + kPlotW / 2;
+    o += "<g class=\"x-marker\"><line x1=\"" + num(x) + "\" y1=\"" + num(top) + "\" x2=\"" + num(x) + "\" y2=\"" +
+         num(bottom) + "\" stroke=\"#777\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/><text x=\"" +
+         num(right_half ? x - 6 : x + 6) + "\" y=\"" + num(top + 14) + "\" text-anchor=\"" +
+         (right_half ? "end" : "start") + "\" fill=\"#555\">" + xml_escape(m.label) + "</text></g>\n";
+  }
 
   const real legend_x = right + 28;
   for (std::size_t k = 0; k < series.size(); ++k) {
