@@ -144,7 +144,8 @@ std::string svg_line_chart(const std::vector<Series>& series, const std::string&
 
   std::size_t y_tick_chars = 0;
   for (real v : y_ticks) y_tick_chars = std::max(y_tick_chars, tick_label(v, ay.decimals).size());
-  const real left = 24 + 12 + y_tick_chars * kCharW, top = 48;
+  // With markers, a band above the plot holds their labels, where no line can run under them.
+  const real left = 24 + 12 + y_tick_chars * kCharW, top = x_markers.empty() ? 48 : 68;
   const real right = left + kPlotW, bottom = top + kPlotH;
   const real width = right + 28 + 34 + std::min<std::size_t>(longest_name, 40) * kCharW + 16;
   const real height = std::max<real>(bottom + 56, top + 22 * series.size() + 16);
@@ -188,15 +189,13 @@ std::string svg_line_chart(const std::vector<Series>& series, const std::string&
        ") rotate(-90)\" text-anchor=\"middle\" stroke=\"none\">" + xml_escape(y_label) +
        "</text>\n</g>\n";
 
-  // The markers, under the series: a dashed grey line from the top of the plot to the x axis,
-  // the label just right of its top (left of it when the line is in the right half).
+  // The markers, under the series: a dashed grey line from just above the plot to the x axis,
+  // its label centred over its top, in the band above the plot.
   for (const XMarker& m : x_markers) {
     const real x = px(m.x);
-    const bool right_half = x > left + kPlotW / 2;
-    o += "<g class=\"x-marker\"><line x1=\"" + num(x) + "\" y1=\"" + num(top) + "\" x2=\"" + num(x) + "\" y2=\"" +
-         num(bottom) + "\" stroke=\"#777\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/><text x=\"" +
-         num(right_half ? x - 6 : x + 6) + "\" y=\"" + num(top + 14) + "\" text-anchor=\"" +
-         (right_half ? "end" : "start") + "\" fill=\"#555\">" + xml_escape(m.label) + "</text></g>\n";
+    o += "<g class=\"x-marker\"><line x1=\"" + num(x) + "\" y1=\"" + num(top - 4) + "\" x2=\"" + num(x) + "\" y2=\"" +
+         num(bottom) + "\" stroke=\"#777\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/><text x=\"" + num(x) +
+         "\" y=\"" + num(top - 9) + "\" text-anchor=\"middle\" fill=\"#555\">" + xml_escape(m.label) + "</text></g>\n";
   }
 
   const real legend_x = right + 28;
