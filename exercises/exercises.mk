@@ -32,6 +32,16 @@ $(BUILD)/obj/exercises/%.o $(BUILD)/obj/tests/exercises/%.o: BASEFLAGS += -ffunc
 $(call obj,$(EX_STUDENT) $(EX_WRONG) $(EX_REFUSED)): exercises/exercises.mk
 # The answers that hand their exercise to the library leave most parameters unused.
 $(call obj,$(EX_REFUSED)): BASEFLAGS += -Wno-unused-parameter
+# A file saved while it is being compiled (the first make exercise-NN also builds the library,
+# which takes minutes) must not leave an object that looks newer than the save: make would keep
+# it, compiled from the text before the save, and the check would report "not done yet" for code
+# that is written. So the object gets the time its compile started, not the time it ended: a save
+# during the compile leaves the source newer, and the next make compiles it again.
+$(BUILD)/obj/exercises/%.o: exercises/%.cpp
+	@mkdir -p $(dir $@)
+	@touch $@.started
+	$(CXX) $(BASEFLAGS) $(CXXFLAGS) -c $< -o $@ || { rm -f $@.started; exit 1; }
+	@touch -r $@.started $@; rm -f $@.started
 ifneq ($(CHECKS),)
 $(BUILD)/obj/grader-checks/%.o: $(CHECKS)/%.cpp
 	@mkdir -p $(dir $@)
@@ -58,8 +68,15 @@ ifneq ($(EX_FULL),)
 test: $(EX_SELFTEST) $(BUILD)/exercise-01 exercise-checker
 endif
 
+# The check ran on the objects just built; a file saved during their compile is newer than its
+# object (see above), and the report says so rather than leave "not done yet" unexplained.
 exercise-%: $(BUILD)/exercise-%
-	@$<
+	@$<; status=$$?; \
+	 for f in $(wildcard exercises/$*_*/*.cpp); do \
+	   if [ "$$f" -nt "$(BUILD)/obj/$${f%.cpp}.o" ]; then \
+	     echo "$$f was saved while it was being compiled: this checked the text before the save; run make exercise-$* again"; \
+	     status=1; fi; \
+	 done; exit $$status
 
 # Each chapter's program runs on its own (a chapter that does not compile costs only its own
 # exercises); with JSON=FILE each writes its chapter's record, one line, and the records are

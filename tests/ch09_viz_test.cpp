@@ -273,6 +273,39 @@ TEST_SUITE("ch09_attention_matrices") {
         heed::Error);
   }
 
+  TEST_CASE("svg_line_chart: an x marker is a dashed line the x axis reaches, labelled; a bad one is refused") {
+    const std::vector<heed::Series> series = {{"additive", {5, 10, 15, 20}, {1.0, 0.9, 0.5, 0.1}}};
+    const std::string without = heed::svg_line_chart(series, "t", "length", "exact");
+    // The training boundary beyond the data: the axis grows to hold it (ticks up to 30).
+    const std::string svg = heed::svg_line_chart(series, "t", "length", "exact", {{30, "trained up to 30 <"}});
+    std::string error;
+    INFO(error);
+    CHECK(heed::xml_well_formed(svg, &error));
+    CHECK(count(svg, "class=\"x-marker\"") == 1);
+    CHECK(svg.find(">trained up to 30 &lt;</text>") != std::string::npos);
+    CHECK(svg.find(">30<") != std::string::npos);
+    CHECK(without.find(">30<") == std::string::npos);
+    CHECK(without.find("x-marker") == std::string::npos);
+    // The line is vertical, at the x of the axis' tick 30: the tick's x1 and the marker's agree.
+    const size_t tick = svg.find(">30</text>");
+    REQUIRE(tick != std::string::npos);
+    const size_t tick_line = svg.rfind("<line x1=\"", tick);
+    const std::string tick_x = svg.substr(tick_line + 10, svg.find('"', tick_line + 10) - tick_line - 10);
+    const size_t m = svg.find("<g class=\"x-marker\"><line x1=\"");
+    REQUIRE(m != std::string::npos);
+    const size_t mx = m + std::string("<g class=\"x-marker\"><line x1=\"").size();
+    const std::string marker_x = svg.substr(mx, svg.find('"', mx) - mx);
+    CHECK(marker_x == tick_x);
+    CHECK(svg.find("x2=\"" + marker_x + "\"", mx) != std::string::npos);
+    // A marker inside the data leaves the axes as they were.
+    const std::string inside = heed::svg_line_chart(series, "t", "length", "exact", {{12, "here"}});
+    CHECK(inside.find(">20<") != std::string::npos);
+    CHECK(inside.find(">30<") == std::string::npos);
+    CHECK_THROWS_WITH_AS(heed::svg_line_chart(series, "t", "x", "y", {{std::nan(""), "nowhere"}}),
+                         doctest::Contains("svg_line_chart: the marker 'nowhere' is at x = nan"), heed::Error);
+    CHECK_THROWS_AS(heed::svg_line_chart(series, "t", "x", "y", {{1e13, "far"}}), heed::Error);
+  }
+
   TEST_CASE("html_explorer: self-contained, every token shown, weights at full precision") {
     std::string html = heed::html_explorer(kAwkwardSource, kAwkwardOutput, kAwkwardWeights, "demo");
     CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);

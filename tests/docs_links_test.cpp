@@ -121,6 +121,32 @@ std::vector<Link> links(const std::string& prose) {
   return out;
 }
 
+// The bare Markdown file names a text mentions (a name alone, not "docs/models.md"), with their
+// line numbers. A name is letters, digits, '_', '-' and '.' before ".md", ending at a character
+// that cannot continue it. A name with a folder is skipped: in code it is often built from
+// pieces (dir + "/README.md") or a pattern (NN_topic/README.md), and links are checked above.
+std::vector<Link> markdown_names(const std::string& text) {
+  std::vector<Link> out;
+  auto part = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.' || c == '/';
+  };
+  int line = 1;
+  size_t counted = 0;  // text[0, counted) has been counted into `line`
+  for (size_t at = text.find(".md"); at != std::string::npos; at = text.find(".md", at + 3)) {
+    const size_t end = at + 3;
+    if (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) != 0 || text[end] == '_')) continue;
+    size_t begin = at;
+    while (begin > 0 && part(text[begin - 1])) --begin;
+    if (begin == at || std::isalnum(static_cast<unsigned char>(text[at - 1])) == 0) continue;  // ".md" alone, "x/.md"
+    for (; counted < begin; ++counted)
+      if (text[counted] == '\n') ++line;
+    std::string name = text.substr(begin, end - begin);
+    if (name.find('/') != std::string::npos) continue;  // with a folder, or in a web address
+    out.push_back({name, line});
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_SUITE("docs") {
@@ -151,6 +177,39 @@ TEST_SUITE("docs") {
     CHECK(checked > 20);  // the README and the chapters link to each other
   }
 
+  TEST_CASE("every Markdown file a file names bare, outside a link, is in the repository") {
+    // A link is checked above; a ".md" file named alone in running text or a comment is not a
+    // link, but a reader looks for it all the same: it must be the name of a repository file.
+    std::vector<std::string> files = repository_files();
+    std::set<std::string> names;
+    for (const std::string& f : files) names.insert(fs::path(f).filename().string());
+    int checked = 0;
+    for (const std::string& file : files) {
+      const std::string ext = fs::path(file).extension().string();
+      if (ext == ".svg" || ext == ".safetensors" || ext == ".bin" || ext == ".png") continue;
+      for (const Link& m : markdown_names(heed::slurp(file))) {
+        ++checked;
+        const bool found = names.count(m.target) == 1;
+        CHECK_MESSAGE(found, file << ":" << m.line << " names " << m.target << ", which is not in the repository");
+      }
+    }
+    CHECK(checked > 20);
+  }
+
+  TEST_CASE("bare Markdown file names are found, names with a folder are left to the link check") {
+    auto targets = [](const std::string& text) {
+      std::vector<std::string> out;
+      for (const Link& m : markdown_names(text)) out.push_back(m.target);
+      return out;
+    };
+    // The name is written in two parts so that the whole-repository check above does not meet it.
+    const std::string missing = std::string("TASKS") + ".md";
+    CHECK(targets("with " + missing + "'s recipe") == std::vector<std::string>{missing});
+    CHECK(targets("see (docs/models.md#metrics), `README.md`.") == std::vector<std::string>{"README.md"});
+    CHECK(targets("https://example.org/x/" + missing + " and .md files and x.mdx") == std::vector<std::string>{});
+    CHECK(markdown_names("a\nb\nc " + missing).at(0).line == 3);
+  }
+
   TEST_CASE("no file points at a folder beside the repository") {
     const std::string outside = std::string("../") + "shared";  // split, so this file does not match itself
     for (const std::string& file : repository_files()) {
@@ -165,6 +224,6 @@ TEST_SUITE("docs") {
     CHECK(slug("Tasks (`models/tasks.h`, `models/translate.h`)") == "tasks-modelstasksh-modelstranslateh");
     CHECK(slug("Metrics (`models/train.cpp`: `score_batch`)") == "metrics-modelstraincpp-score_batch");
     CHECK(anchors("# A\n## A\n```\n# not a heading\n```\n") == std::set<std::string>{"a", "a-1"});
-    CHECK(links(prose_only("see [x](a.md#b) and `[y](z)`\n```\n[w](v)\n```\n")).size() == 1);
+    CHECK(links(prose_only("see [x](README.md#b) and `[y](z)`\n```\n[w](v)\n```\n")).size() == 1);
   }
 }

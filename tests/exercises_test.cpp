@@ -452,3 +452,40 @@ TEST_SUITE("exercises") {
           std::string::npos);
   }
 }
+
+TEST_SUITE("exercises") {
+  TEST_CASE("exercises: a file saved while make exercise-NN compiles it is compiled again, and the run says so") {
+    // exercises/exercises.mk's rules, in a folder of their own: a chapter 99 whose "compiler"
+    // saves the student's file half-way through its compile, as a student may during the first
+    // make exercise-NN (minutes, with the library). The object must not look newer than that save.
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("heed-stale-" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "exercises");
+    std::filesystem::copy_file("exercises/exercises.mk", dir / "exercises/exercises.mk");
+    write_text((dir / "exercises/99_demo/exercises.cpp").string(), "// the text before the save\n");
+    write_text((dir / "exercises/check/99_check.cpp").string(), "// the checks\n");
+    // The main Makefile's generic object rule and obj function, which exercises.mk refines.
+    write_text((dir / "Makefile").string(),
+               "BUILD := b\nobj = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(1))\nCXX := sh ./cc.sh\n"
+               "include exercises/exercises.mk\n"
+               "$(BUILD)/obj/%.o: %.cpp\n\t@mkdir -p $(dir $@)\n\t$(CXX) -c $< -o $@\n");
+    // Compiling: the file is saved in the middle. Linking: a checker that prints one line.
+    write_text((dir / "cc.sh").string(),
+               "for out; do :; done\n"
+               "case \"$out\" in *.o) sleep 0.05; echo '// written' >> exercises/99_demo/exercises.cpp; sleep 0.05;"
+               " echo object > \"$out\";;\n"
+               "  *) printf '#!/bin/sh\\necho checked\\n' > \"$out\"; chmod +x \"$out\";; esac\n");
+    const std::string make = "cd " + dir.string() + " && env -u MAKEFLAGS -u MFLAGS ${MAKE:-make} --no-print-directory -s ";
+    int status = 0;
+    const std::string out = run_command(make + "exercise-99 EX_CHECKER=", &status);
+    INFO(out);
+    CHECK(out.find("checked") != std::string::npos);
+    CHECK(out.find("exercises/99_demo/exercises.cpp was saved while it was being compiled") != std::string::npos);
+    CHECK(status != 0);
+    // make -q: exit 1 when the object is out of date, as it must be now.
+    run_command(make + "-q b/obj/exercises/99_demo/exercises.o", &status);
+    CHECK(status == 1);
+    std::filesystem::remove_all(dir);
+  }
+}

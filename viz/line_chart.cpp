@@ -1,6 +1,6 @@
 // svg_line_chart (declared in viz/svg.h): axes with "nice" ticks (1, 2 or 5 times a power of
-// ten), light grid lines, one polyline per series, broken wherever a value is not finite, and
-// a legend to the right of the plot so it never hides a line.
+// ten), light grid lines, one polyline per series, broken wherever a value is not finite, dashed
+// vertical lines for the x markers, and a legend to the right of the plot so it never hides a line.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -104,7 +104,8 @@ std::string marker(int kind, real x, real y, const std::string& colour) {
 }  // namespace
 
 std::string svg_line_chart(const std::vector<Series>& series, const std::string& title,
-                           const std::string& x_label, const std::string& y_label) {
+                           const std::string& x_label, const std::string& y_label,
+                           const std::vector<XMarker>& x_markers) {
   real x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
   std::size_t longest_name = 0;
   for (const Series& s : series) {
@@ -128,12 +129,23 @@ std::string svg_line_chart(const std::vector<Series>& series, const std::string&
     }
   }
   if (x_lo > x_hi) x_lo = x_hi = y_lo = y_hi = 0;  // nothing finite: empty axes
+  for (const XMarker& m : x_markers) {  // the x axis reaches every marker
+    if (!std::isfinite(m.x) || std::abs(m.x) > kChartLimit) {
+      char at[48];
+      std::snprintf(at, sizeof at, "%g", static_cast<double>(m.x));
+      throw Error("svg_line_chart: the marker '" + m.label + "' is at x = " + at +
+                  "; a chart draws markers at finite x within +-1e12");
+    }
+    x_lo = std::min(x_lo, m.x);
+    x_hi = std::max(x_hi, m.x);
+  }
   const Axis ax = nice_axis(x_lo, x_hi), ay = nice_axis(y_lo, y_hi);
   const std::vector<real> x_ticks = ticks(ax), y_ticks = ticks(ay);
 
   std::size_t y_tick_chars = 0;
   for (real v : y_ticks) y_tick_chars = std::max(y_tick_chars, tick_label(v, ay.decimals).size());
-  const real left = 24 + 12 + y_tick_chars * kCharW, top = 48;
+  // With markers, a band above the plot holds their labels, where no line can run under them.
+  const real left = 24 + 12 + y_tick_chars * kCharW, top = x_markers.empty() ? 48 : 68;
   const real right = left + kPlotW, bottom = top + kPlotH;
   const real width = right + 28 + 34 + std::min<std::size_t>(longest_name, 40) * kCharW + 16;
   const real height = std::max<real>(bottom + 56, top + 22 * series.size() + 16);
@@ -176,6 +188,15 @@ std::string svg_line_chart(const std::vector<Series>& series, const std::string&
   o += "<text transform=\"translate(18 " + num((top + bottom) / 2) +
        ") rotate(-90)\" text-anchor=\"middle\" stroke=\"none\">" + xml_escape(y_label) +
        "</text>\n</g>\n";
+
+  // The markers, under the series: a dashed grey line from just above the plot to the x axis,
+  // its label centred over its top, in the band above the plot.
+  for (const XMarker& m : x_markers) {
+    const real x = px(m.x);
+    o += "<g class=\"x-marker\"><line x1=\"" + num(x) + "\" y1=\"" + num(top - 4) + "\" x2=\"" + num(x) + "\" y2=\"" +
+         num(bottom) + "\" stroke=\"#777\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/><text x=\"" + num(x) +
+         "\" y=\"" + num(top - 9) + "\" text-anchor=\"middle\" fill=\"#555\">" + xml_escape(m.label) + "</text></g>\n";
+  }
 
   const real legend_x = right + 28;
   for (std::size_t k = 0; k < series.size(); ++k) {

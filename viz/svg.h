@@ -41,12 +41,21 @@ struct Series {
   int colour = -1, shape = -1;
 };
 
+// A vertical line across the plot at `x`, its label written beside its top: a boundary the
+// reader must not miss, such as the longest source a model was trained on.
+struct XMarker {
+  real x;
+  std::string label;
+};
+
 // Axes with ticks and labels, a legend, a distinct colour, marker and dash per series (for loss
 // curves, accuracy by length, ...). A point with a non-finite x or y is skipped and the line
 // breaks there. A finite value beyond +-1e12 is refused (heed::Error naming the series and the
-// point): no axis can hold it.
+// point): no axis can hold it. Each of `x_markers` is drawn as a dashed grey line, and the x axis
+// reaches it; a marker whose x is not finite or beyond +-1e12 is refused (heed::Error).
 std::string svg_line_chart(const std::vector<Series>& series, const std::string& title,
-                           const std::string& x_label, const std::string& y_label);
+                           const std::string& x_label, const std::string& y_label,
+                           const std::vector<XMarker>& x_markers = {});
 
 // `text` with & < > " ' replaced by entities, control characters and invalid UTF-8 by '?'.
 // Safe inside XML (and HTML) text and attribute values.

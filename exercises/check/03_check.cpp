@@ -37,6 +37,26 @@ std::vector<Exercise> exercises_03(const Impl03& impl) {
            expect_close(got, expected, "numeric_gradient(f, x, 1e-3) for f(x) = sum exp(x) x^2",
                         describe("x", x), 1e-5, 1e-6);
          }
+         // That f is a sum of one-element terms: a difference that leaves element i moved while it
+         // probes element j still gets every g[j] right. f(x) = (sum_i x_i)^2 / 2 + sum_i x_i^3 / 3
+         // couples them, df/dx_i = sum_j x_j + x_i^2: each element left at x_i -/+ eps moves every
+         // later g[j] by eps = 1e-3, a hundred times the tolerance.
+         auto coupled = [](const Tensor& x) {
+           real total = 0, cubes = 0;
+           for (int64_t i = 0; i < x.numel(); ++i) total += x[i], cubes += x[i] * x[i] * x[i] / 3;
+           return total * total / 2 + cubes;
+         };
+         for (Shape s : {Shape{2, 3}, Shape{4}}) {
+           Tensor x = random(s, gen, -1.5, 1.5);
+           real total = 0;
+           for (int64_t i = 0; i < x.numel(); ++i) total += x[i];
+           Tensor expected = Tensor::zeros(s);
+           for (int64_t i = 0; i < x.numel(); ++i) expected[i] = total + x[i] * x[i];
+           expect_close(impl.numeric_gradient(coupled, x, 1e-3), expected,
+                        "numeric_gradient(f, x, 1e-3) for f(x) = (sum x)^2 / 2 + sum x^3 / 3, whose elements are "
+                        "coupled (is every element put back before the next is probed?)",
+                        describe("x", x), 1e-5, 1e-6);
+         }
        }},
       {"softplus_backward",
        [impl] {
@@ -54,6 +74,13 @@ std::vector<Exercise> exercises_03(const Impl03& impl) {
                },
                {x}, describe("x", x));
          }
+         // Far from 0 a gradient check cannot follow (the forward overflows too), but the derivative
+         // sigmoid(x) is between 0 and 1 everywhere: exp(x) / (1 + exp(x)) is inf / inf = NaN once
+         // exp(x) overflows. Compared with the library's sigmoid, which never overflows.
+         Tensor far({6}, {-1000, -100, -30, 30, 100, 1000}), dy({6}, {1, 2, -1, 1, 0.5, -2});
+         expect_close(impl.softplus_backward(far, dy), mul(dy, sigmoid(far)),
+                      "softplus_backward far from 0 (is sigmoid(x) computed without overflow?)",
+                      describe("x", far) + "\n  " + describe("dy", dy), 1e-12, 0);
        }},
       {"div_backward",
        [impl] {

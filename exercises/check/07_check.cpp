@@ -69,8 +69,18 @@ std::vector<Exercise> exercises_07(const Impl07& impl) {
          Tensor big_mask({2, 4}, {1, 1, 0, 1, 1, 1, 1, 0});
          for (auto [x, m] : {std::pair<Tensor, Tensor>{scores, mask}, {big, big_mask}}) {
            const std::string in = describe("scores", x) + "\n  " + describe("mask", m);
-           expect_close(impl.masked_softmax_rows(Var(x), m).value(), masked_softmax(Var(x), m).value(),
-                        "masked_softmax_rows (a masked weight must be exactly 0)", in, 1e-10, 0);
+           const Tensor got = impl.masked_softmax_rows(Var(x), m).value();
+           expect_shape(got, m.shape(), "masked_softmax_rows", in);
+           // The masked positions first, each exactly 0, then the real ones against the library's:
+           // each mismatch is named for what it is.
+           const int64_t S = m.shape()[1];
+           for (int64_t i = 0; i < m.numel(); ++i)
+             if (m[i] == 0 && !(got[i] == 0))
+               wrong("masked_softmax_rows: the weight at masked position [" + std::to_string(i / S) + ", " +
+                     std::to_string(i % S) + "] is " + std::to_string(got[i]) +
+                     "; a masked weight must be exactly 0 (and a row with no real position all 0s)\n  " + in);
+           expect_close(got, masked_softmax(Var(x), m).value(),
+                        "masked_softmax_rows (the weights of the real positions: a softmax over them alone)", in, 1e-10, 0);
          }
          // Row 0 alone, without its padded position, gives the same weights.
          Tensor alone = slice(slice(scores, 0, 0, 1), 1, 0, 3);

@@ -4,6 +4,9 @@
 // on N 2 and N 1, and a gradient check; split_heads against the reshape-and-transpose the
 // library's MultiHeadAttention uses, written out as loops, for 1, 2 and 4 heads.
 #include <array>
+#include <cmath>
+#include <string>
+#include <utility>
 
 #include "exercises/12_attention_zoo/exercises.h"
 #include "exercises/check/12_check.h"
@@ -38,6 +41,24 @@ std::vector<Exercise> exercises_12(const Impl12& impl) {
          Tensor s = random({2, 3}, gen, -2, 2), h = random({2, 3, 3}, gen, -2, 2);
          expect_gradcheck("cosine_scores", [&](const std::vector<Var>& v) { return impl.cosine_scores(v[0], v[1], v[2]); },
                           {s, h, Tensor({1}, {1.7})}, describe("s", s) + "\n  " + describe("h", h) + "\n  beta 1.7");
+         // In a model the zero state is padding: the softmax masks it out and nothing should flow
+         // back to it, but 0 times an infinite derivative is NaN, and a NaN anywhere in a gradient
+         // spoils every weight Adam updates with it. The derivative of sqrt at 0 is infinite: the
+         // floor belongs inside the square root.
+         Tensor hz = random({2, 3, 3}, gen, -2, 2), sz = random({2, 3}, gen, -2, 2);
+         for (int64_t f = 0; f < 3; ++f) hz[2 * 3 + f] = 0;  // row 0's last position: padding
+         Tensor mask = Tensor::ones({2, 3});
+         mask[2] = 0;
+         Var sv(sz, true), hv(hz, true), bv(Tensor({1}, {1.7}), true);
+         Var weights = masked_softmax(impl.cosine_scores(sv, hv, bv), mask);
+         sum(weights * Var(random({2, 3}, gen, -1, 1))).backward();
+         const std::string in = describe("s", sz) + "\n  " + describe("h", hz) + "\n  beta 1.7, position 2 of row 0 masked";
+         for (auto [name, v] : {std::pair<const char*, Var*>{"s", &sv}, {"h", &hv}, {"beta", &bv}})
+           for (int64_t i = 0; i < v->grad().numel(); ++i)
+             if (!std::isfinite(v->grad()[i]))
+               wrong("the gradient with respect to " + std::string(name) + " through masked_softmax(cosine_scores(s, h, beta)) is " +
+                     std::to_string(v->grad()[i]) + " at element " + std::to_string(i) +
+                     ", not finite: is the floor 1e-16 inside the square root?\n  " + in);
        }},
       {"causal_attention",
        [impl] {

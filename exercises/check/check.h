@@ -74,6 +74,7 @@ struct WrongAnswer {
   std::string exercise;  // which exercise it gets wrong
   std::string mistake;   // what is wrong with it
   std::function<std::vector<Exercise>()> make;  // the solution with that one function replaced
+  std::string says = {};  // if set, the check's report must contain it: the label names the mistake
 };
 struct Register {
   explicit Register(Chapter c);

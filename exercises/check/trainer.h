@@ -1,7 +1,8 @@
 // A small attention model for the exercises' training checks: GRU encoder and Bahdanau's decoder
 // step of models/seq2seq.cpp (score the encoder states with s_{t-1}, masked softmax, context,
 // cell input [emb(y); c], output W_out [s; c] + b), with the score function given. Trained on
-// reverse with TASKS.md's recipe (Adam 3e-3 decayed linearly, clip 1); scored by greedy decoding.
+// reverse with the library's recipe (models/train.h: Adam 3e-3 decayed linearly, clip 1); scored by
+// greedy decoding.
 #pragma once
 
 #include <functional>

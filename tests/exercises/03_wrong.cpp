@@ -34,6 +34,25 @@ Tensor half_step(const std::function<real(const Tensor&)>& f, const Tensor& x, r
   }
   return g;
 }
+// Never puts an element back: element i stays at x[i] - eps while the later ones are probed.
+// Right for a function that is a sum of one-element terms, wrong as soon as f couples them.
+Tensor never_restores(const std::function<real(const Tensor&)>& f, const Tensor& x, real eps) {
+  Tensor g = Tensor::zeros(x.shape());
+  Tensor probe = x;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    probe[i] = x[i] + eps;
+    real plus = f(probe);
+    probe[i] = x[i] - eps;
+    g[i] = (plus - f(probe)) / (2 * eps);
+  }
+  return g;
+}
+// sigmoid(x) written as exp(x) / (1 + exp(x)): right on [-3, 3], inf / inf = NaN once exp(x)
+// overflows (x above about 709 in double, 88 in float).
+Tensor softplus_overflows(const Tensor& x, const Tensor& dy) {
+  Tensor e = exp(x);
+  return mul(dy, div(e, add(e, 1.0)));
+}
 // The planted bugs left in place (the not_done line merely deleted).
 Tensor softplus_planted(const Tensor& x, const Tensor& dy) { return mul(dy, sigmoid(neg(x))); }
 std::pair<Tensor, Tensor> div_planted(const Tensor& a, const Tensor& b, const Tensor& dy) {
@@ -55,6 +74,8 @@ RegisterWrong w1({"03", "numeric_gradient", "forward difference", with([](Impl03
 RegisterWrong w2({"03", "numeric_gradient", "divides by eps", with([](Impl03& i) { i.numeric_gradient = half_step; })});
 RegisterWrong w3({"03", "softplus_backward", "the planted sign", with([](Impl03& i) { i.softplus_backward = softplus_planted; })});
 RegisterWrong w4({"03", "div_backward", "the planted missing minus", with([](Impl03& i) { i.div_backward = div_planted; })});
+RegisterWrong w5({"03", "numeric_gradient", "never puts the element back", with([](Impl03& i) { i.numeric_gradient = never_restores; })});
+RegisterWrong w6({"03", "softplus_backward", "exp(x) / (1 + exp(x)) overflows", with([](Impl03& i) { i.softplus_backward = softplus_overflows; })});
 
 }  // namespace
 }  // namespace heed::check

@@ -17,8 +17,8 @@ Var gru_z_swapped(const Var& x, const Var& h, const Var& W_ih, const Var& W_hh, 
   Var n = tanh(slice(xp, 1, 2 * H, 3 * H) + r * slice(hp, 1, 2 * H, 3 * H));
   return z * n + (1.0 - z) * h;
 }
-// b_hn outside the reset gate: n = tanh(W_in x + b_in + r * (W_hn h) + b_hn) (the original paper's
-// form, not PyTorch's).
+// b_hn outside the reset gate: n = tanh(W_in x + b_in + r * (W_hn h) + b_hn). The paper writes no
+// biases, so this is not its form either; it differs from PyTorch's wherever r != 1.
 Var gru_bias_outside(const Var& x, const Var& h, const Var& W_ih, const Var& W_hh, const Var& b_ih, const Var& b_hh) {
   const int64_t H = h.shape()[1];
   Var xp = matmul_nt(x, W_ih) + b_ih, hp = matmul_nt(h, W_hh);

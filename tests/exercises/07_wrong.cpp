@@ -35,6 +35,13 @@ Var softmax_uniform_empty(const Var& scores, const Tensor& mask) {
   for (int64_t i = 0; i < mask.numel(); ++i) off[i] = mask[i] == 0;
   return softmax(masked_fill(scores, off, -1e9), 1);
 }
+// Masked right, but a temperature of 2 (softmax of 2 x): every masked weight is exactly 0, the
+// real ones are wrong, and the report must say so rather than blame the masked weights.
+Var softmax_doubled(const Var& scores, const Tensor& mask) {
+  Tensor off = Tensor::zeros(mask.shape());
+  for (int64_t i = 0; i < mask.numel(); ++i) off[i] = mask[i] == 0;
+  return where(mask, softmax(masked_fill(scores * 2.0, off, -1e30), 1), Var(Tensor::zeros(mask.shape())));
+}
 // Summed over the features instead of the positions.
 Var context_wrong_axis(const Var& weights, const Var& values) {
   const int64_t B = weights.shape()[0], S = weights.shape()[1];
@@ -64,7 +71,10 @@ RegisterWrong w2({"07", "additive_scores", "no tanh", with([](Impl07& i) { i.add
 RegisterWrong w2t({"07", "additive_scores", "no query, training alone", [] {
   return std::vector<Exercise>{{"additive_scores", [] { expect_learns_reverse(scores_no_query); }}};
 }});
-RegisterWrong w3({"07", "masked_softmax_rows", "no mask", with([](Impl07& i) { i.masked_softmax_rows = softmax_unmasked; })});
+RegisterWrong w3({"07", "masked_softmax_rows", "no mask", with([](Impl07& i) { i.masked_softmax_rows = softmax_unmasked; }),
+                  "a masked weight must be exactly 0"});
+RegisterWrong w3t({"07", "masked_softmax_rows", "doubled scores", with([](Impl07& i) { i.masked_softmax_rows = softmax_doubled; }),
+                   "the weights of the real positions"});
 RegisterWrong w4({"07", "masked_softmax_rows", "-inf: NaN rows", with([](Impl07& i) { i.masked_softmax_rows = softmax_minus_inf; })});
 RegisterWrong w5({"07", "masked_softmax_rows", "uniform empty row", with([](Impl07& i) { i.masked_softmax_rows = softmax_uniform_empty; })});
 RegisterWrong w6({"07", "context_vector", "wrong axis", with([](Impl07& i) { i.context_vector = context_wrong_axis; })});

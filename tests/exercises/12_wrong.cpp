@@ -22,6 +22,14 @@ Var cosine_query_unnormalised(const Var& s, const Var& h, const Var& beta) {
   Var hn = h / sqrt(sum(h * h, -1, true) + 1e-16);
   return reshape(matmul(hn, reshape(s, {B, D, 1})), {B, S}) * beta;
 }
+// The floor added outside the square root, |x| = sqrt(sum x^2) + 1e-16: the same scores (a zero
+// state still scores 0), but d sqrt(u)/du is infinite at u = 0, so the gradient at a zero state is
+// 0 * inf = NaN, even when the softmax masks that position out.
+Var cosine_floor_outside(const Var& s, const Var& h, const Var& beta) {
+  const int64_t B = h.shape()[0], S = h.shape()[1], D = h.shape()[2];
+  Var hn = h / (sqrt(sum(h * h, -1, true)) + 1e-16), sn = s / (sqrt(sum(s * s, -1, true)) + 1e-16);
+  return reshape(matmul(hn, reshape(sn, {B, D, 1})), {B, S}) * beta;
+}
 // The mask transposed: each query sees the keys after it.
 Var causal_transposed(const Var& q, const Var& k, const Var& v) {
   const int64_t N = q.shape()[0], S = q.shape()[1], dk = q.shape()[2];
@@ -56,6 +64,7 @@ RegisterWrong w2({"12", "cosine_scores", "query not normalised", with([](Impl12&
 RegisterWrong w3({"12", "causal_attention", "mask transposed", with([](Impl12& i) { i.causal_attention = causal_transposed; })});
 RegisterWrong w4({"12", "causal_attention", "no mask", with([](Impl12& i) { i.causal_attention = causal_unmasked; })});
 RegisterWrong w5({"12", "split_heads", "reshape only", with([](Impl12& i) { i.split_heads = split_reshape_only; })});
+RegisterWrong w6({"12", "cosine_scores", "floor outside the square root", with([](Impl12& i) { i.cosine_scores = cosine_floor_outside; })});
 
 }  // namespace
 }  // namespace heed::check

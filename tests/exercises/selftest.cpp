@@ -101,7 +101,10 @@ int main(int argc, char** argv) {
       found = true;
       Outcome o = run(e);
       ++runs;
-      if (o.status == Status::kWrong) {
+      if (o.status == Status::kWrong && !w.says.empty() && o.detail.find(w.says) == std::string::npos) {
+        fail(w.number + " " + w.exercise + ": the wrong answer (" + w.mistake + ") was rejected, but the report does not say \"" +
+             w.says + "\": " + o.detail.substr(0, o.detail.find('\n')));
+      } else if (o.status == Status::kWrong) {
         ++rejected;
         if (verbose) std::printf("rejected %s %s (%s):\n  %s\n", w.number.c_str(), w.exercise.c_str(), w.mistake.c_str(), o.detail.c_str());
         ++wrong_per_exercise[w.number + " " + w.exercise];

@@ -36,7 +36,8 @@ void differences() {
   }
 }
 
-// The chapter's figure: the table of differences() as a chart, both axes in powers of ten.
+// The chapter's figure: the table of differences() as a chart, both axes in powers of ten, the
+// step size shrinking from left to right as it does from the table's top down.
 void figures(const std::string& dir) {
   const real x = 1, exact = std::exp(1.0);
   const float xf = 1;
@@ -50,13 +51,14 @@ void figures(const std::string& dir) {
     const real errors[] = {std::fabs(forward - exact) / exact, std::fabs(central - exact) / exact,
                            std::fabs(central_f - exact) / exact};
     for (int m = 0; m < 3; ++m) {
-      series[m].x.push_back(-k);
+      series[m].x.push_back(k);  // eps = 10^-k
       series[m].y.push_back(std::log10(errors[m]));  // an exact estimate (error 0) breaks the line
     }
   }
   const std::string path = dir + "/difference_errors.svg";
   write_text_file(path, svg_line_chart(series, "relative error of f'(1) for f = exp, by step size",
-                                       "log10 eps", "log10 relative error"));
+                                       "k, for the step size eps = 10^-k (smaller to the right)",
+                                       "log10 relative error"));
   std::printf("wrote %s\n", path.c_str());
 }
 

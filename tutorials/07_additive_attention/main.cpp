@@ -352,24 +352,29 @@ void figures(const std::string& dir) {
   };
   Diagram d;
   d.title = "one step of additive attention: the second source, 5 9 2, at the first output step";
-  d.caption = "e_i = v . tanh(W1 h_i + W2 s_0); a = softmax of the real positions' scores; numbers from tutorial-07";
+  d.caption = "k_i = W1 h_i once per batch, q = W2 s_0 once per step, e_i = v . tanh(k_i + q); a = softmax of the real "
+              "positions' scores; numbers from tutorial-07";
   const char* tokens[] = {"5", "9", "2", "<pad>"};
-  std::vector<int> h, e, a;
+  std::vector<int> h, k, e, a;
   for (int64_t i = 0; i < S; ++i) {
-    h.push_back(d.add({"h_" + std::to_string(i + 1) + "\n(" + tokens[i] + ")", static_cast<real>(i), 0,
-                       i < 3 ? "#eef4fb" : "#f2f2f2", true}));
-    e.push_back(d.add({"e_" + std::to_string(i + 1) + fmt(" = %.3f", scores[b * S + i]),
-                       static_cast<real>(i), 1}));
-    a.push_back(d.add({"a_" + std::to_string(i + 1) + fmt(" = %.3f", o.weights.value()[b * S + i]),
-                       static_cast<real>(i), 2, i < 3 ? "#ffffff" : "#f2f2f2"}));
+    const std::string n = std::to_string(i + 1);
+    const std::string fill = i < 3 ? "#ffffff" : "#f2f2f2";
+    h.push_back(d.add({"h_" + n + "\n(" + tokens[i] + ")", static_cast<real>(i), 0, i < 3 ? "#eef4fb" : "#f2f2f2", true}));
+    k.push_back(d.add({"k_" + n + " = W1 h_" + n + "\n(key)", static_cast<real>(i), 1, fill}));
+    e.push_back(d.add({"e_" + n + fmt(" = %.3f", scores[b * S + i]) + "\nv.tanh(k_" + n + "+q)",
+                       static_cast<real>(i), 2, fill}));
+    a.push_back(d.add({"a_" + n + fmt(" = %.3f", o.weights.value()[b * S + i]), static_cast<real>(i), 3, fill}));
   }
-  int s0 = d.add({"s_0 = h_3\n(query)", 4.6, 0.5, "#fff4e0", true});
-  int ctx = d.add({"c_1 = sum_i a_i h_i", 1.5, 3, "#e8f5e9"});
-  int s1 = d.add({"s_1 = gru([emb(<bos>); c_1], s_0)", 3.2, 4, "#fff4e0"});
-  int out = d.add({"logits = W_out [s_1; c_1] + b", 1.5, 5});
+  int s0 = d.add({"s_0 = h_3\n(decoder state)", 4.6, 0, "#fff4e0", true});
+  int q = d.add({"q = W2 s_0\n(query)", 4.6, 1, "#fff4e0"});
+  int ctx = d.add({"c_1 = sum_i a_i h_i", 1.5, 4, "#e8f5e9"});
+  int s1 = d.add({"s_1 = gru([emb(<bos>); c_1], s_0)", 3.2, 5, "#fff4e0"});
+  int out = d.add({"logits = W_out [s_1; c_1] + b", 1.5, 6});
+  d.arrow(s0, q, "W2");
   for (int64_t i = 0; i < S; ++i) {
-    d.arrow(h[i], e[i]);
-    d.arrow(s0, e[i], "", true);
+    d.arrow(h[i], k[i], i == 0 ? "W1" : "");
+    d.arrow(k[i], e[i]);
+    d.arrow(q, e[i], "", true);
     d.arrow(e[i], a[i], i == 0 ? "softmax" : "");
     if (i < 3) d.arrow(a[i], ctx);
   }

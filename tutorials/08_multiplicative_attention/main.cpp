@@ -2,7 +2,8 @@
 // product s^T h, and Vaswani's scaled dot product, on one query by hand and by the library; why
 // the scale 1/sqrt(H) (the variance of a dot product grows with H and saturates the softmax);
 // one step of Luong's decoder (attend with s_t, attentional state h~ = tanh(W_c [c; s])); then
-// plain, additive, general, dot and scaled trained on reverse with the same budget, compared.
+// plain, additive, general, dot, scaled and general with input feeding trained on reverse with the
+// same budget, compared.
 // Sections: scores, scaling, luong, train (default: all). `--quick`: a tiny training budget.
 // The CPU time per training step goes to stderr: it depends on the machine.
 #include <algorithm>

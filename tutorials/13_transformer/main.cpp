@@ -182,7 +182,8 @@ void reverse(bool quick, const std::string& dir) {
     for (int64_t L : lengths) std::printf(" %lld: %.2f", ll(L), aligned_fraction(*models[i], task, L, quick ? 5 : 50));
     std::printf("\n");
   }
-  write_text_file(chart_path, svg_line_chart(chart, "reverse: trained on 5-30, exact by length", "source length", "exact"));
+  write_text_file(chart_path, svg_line_chart(chart, "reverse: trained on 5-30, exact by length", "source length", "exact",
+                                             {{static_cast<real>(task.max_len()), "trained up to " + std::to_string(task.max_len())}}));
   std::printf("(chart: %s)\n\n", chart_path.c_str());
 }
 
