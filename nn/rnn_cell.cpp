@@ -6,6 +6,9 @@
 // hp = h W_hh^T + b_hh (B, G*H), through gemm (tensor/gemm_kernel.cpp; reference gemm_naive, held
 // equal by tests/gemm_test.cpp); their gates are loops over a row with tanh_n and sigmoid_n
 // (tensor/vmath_kernel.cpp; reference heed::math::tanh and sigmoid, bit for bit by tests/math_test.cpp).
+// The GRU's and the LSTM's loops over the batch's rows run on the thread pool (tensor/threads.h):
+// each row is computed whole on one thread, as the one-thread loop computes it, so any thread
+// count gives the same bits (tests/threads_same_bits_test.cpp trains with 1, 2, 3 and 8).
 #include "nn/rnn_cell.h"
 
 #include <cmath>
@@ -13,6 +16,7 @@
 
 #include "autograd/functions.h"
 #include "tensor/gemm.h"
+#include "tensor/threads.h"
 #include "tensor/vmath.h"
 
 namespace heed {
@@ -147,6 +151,10 @@ void add_step_input_grad(Backward& g, const StepInput& in, int64_t B, int64_t GH
     for (int64_t j = 0; j < GH; ++j) dx[b * in.stride + j] += d[b * GH + j];
 }
 
+// The rows per piece of a loop over the batch whose row costs about `per_row` values: pieces of
+// at least 16384 values (configuration M's GRU, H 256, batch 64: three pieces; S's: one).
+int64_t row_grain(int64_t per_row) { return 16384 / (per_row > 0 ? per_row : 1) + 1; }
+
 // hp = h W_hh^T + b_hh: (B, GH), the share of every gate that comes from the previous state.
 Tensor state_projection(const Tensor& h, const Tensor& w, const Tensor& bias) {
   const int64_t B = h.size(0), H = h.size(1), GH = w.size(0);
@@ -208,42 +216,46 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
   Tensor y = Tensor::empty({B, H});
   // Saved per row: r, z, n and hp_n = W_hn h + b_hn (B, 4H), all backward needs besides h and W_hh.
   Tensor saved = Tensor::empty({B, 4 * H});
-  for (int64_t b = 0; b < B; ++b) {
-    const real* x = in.x + b * in.stride + in.offset;
-    const real* p = hp.data() + b * 3 * H;
-    const real* hb = h.value().data() + b * H;
-    real *r = saved.data() + b * 4 * H, *z = r + H, *n = r + 2 * H, *hp_n = r + 3 * H;
-    for (int64_t j = 0; j < 2 * H; ++j) r[j] = x[j] + p[j];
-    sigmoid_n(r, r, 2 * H);  // r and z, side by side
-    for (int64_t j = 0; j < H; ++j) {
-      hp_n[j] = p[2 * H + j];
-      n[j] = std::fma(r[j], hp_n[j], x[2 * H + j]);
+  parallel_for(B, row_grain(3 * H), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const real* x = in.x + b * in.stride + in.offset;
+      const real* p = hp.data() + b * 3 * H;
+      const real* hb = h.value().data() + b * H;
+      real *r = saved.data() + b * 4 * H, *z = r + H, *n = r + 2 * H, *hp_n = r + 3 * H;
+      for (int64_t j = 0; j < 2 * H; ++j) r[j] = x[j] + p[j];
+      sigmoid_n(r, r, 2 * H);  // r and z, side by side
+      for (int64_t j = 0; j < H; ++j) {
+        hp_n[j] = p[2 * H + j];
+        n[j] = std::fma(r[j], hp_n[j], x[2 * H + j]);
+      }
+      tanh_n(n, n, H);
+      for (int64_t j = 0; j < H; ++j) y[b * H + j] = std::fma(1 - z[j], n[j], z[j] * hb[j]);
     }
-    tanh_n(n, n, H);
-    for (int64_t j = 0; j < H; ++j) y[b * H + j] = std::fma(1 - z[j], n[j], z[j] * hb[j]);
-  }
+  });
   auto backward = [saved = std::move(saved), in, B, H](Backward& g) {
     const Tensor& h = g.input(1);
     Tensor dxp = Tensor::empty({B, 3 * H});  // d(pre-activations) = dxp: (da_r, da_z, da_n)
     Tensor dhp = Tensor::empty({B, 3 * H});  // d(h W_hh^T + b_hh): (da_r, da_z, r da_n)
     Tensor dh = Tensor::empty({B, H});
-    for (int64_t b = 0; b < B; ++b) {
-      const real* s = saved.data() + b * 4 * H;
-      real* dx = dxp.data() + b * 3 * H;
-      real* dp = dhp.data() + b * 3 * H;
-      for (int64_t j = 0; j < H; ++j) {
-        const real r = s[j], z = s[H + j], n = s[2 * H + j], hp_n = s[3 * H + j];
-        const real dy = g.grad()[b * H + j], hj = h[b * H + j];
-        dh[b * H + j] = z * dy;                             // dh += z dh'
-        real da_n = (1 - z) * dy * std::fma(-n, n, 1);             // dn = (1 - z) dh';  da_n = (1 - n^2) dn
-        real da_z = (hj - n) * dy * z * (1 - z);            // dz = (h - n) dh';  da_z = z (1 - z) dz
-        real da_r = hp_n * da_n * r * (1 - r);              // dr = hp_n da_n;    da_r = r (1 - r) dr
-        dx[j] = dp[j] = da_r;
-        dx[H + j] = dp[H + j] = da_z;
-        dx[2 * H + j] = da_n;
-        dp[2 * H + j] = r * da_n;                           // dhp_n = r da_n
+    parallel_for(B, row_grain(3 * H), [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const real* s = saved.data() + b * 4 * H;
+        real* dx = dxp.data() + b * 3 * H;
+        real* dp = dhp.data() + b * 3 * H;
+        for (int64_t j = 0; j < H; ++j) {
+          const real r = s[j], z = s[H + j], n = s[2 * H + j], hp_n = s[3 * H + j];
+          const real dy = g.grad()[b * H + j], hj = h[b * H + j];
+          dh[b * H + j] = z * dy;                             // dh += z dh'
+          real da_n = (1 - z) * dy * std::fma(-n, n, 1);             // dn = (1 - z) dh';  da_n = (1 - n^2) dn
+          real da_z = (hj - n) * dy * z * (1 - z);            // dz = (h - n) dh';  da_z = z (1 - z) dz
+          real da_r = hp_n * da_n * r * (1 - r);              // dr = hp_n da_n;    da_r = r (1 - r) dr
+          dx[j] = dp[j] = da_r;
+          dx[H + j] = dp[H + j] = da_z;
+          dx[2 * H + j] = da_n;
+          dp[2 * H + j] = r * da_n;                           // dhp_n = r da_n
+        }
       }
-    }
+    });
     if (g.wants(0)) add_step_input_grad(g, in, B, 3 * H, std::move(dxp));
     state_projection_backward(g, 1, 2, dhp, std::move(dh), true);
   };

@@ -19,8 +19,11 @@
 #include <vector>
 
 #include "tensor/gemm.h"
+#include "tensor/kernels.h"
+#include "tensor/ops.h"
 #include "tensor/random.h"
 #include "tensor/threads.h"
+#include "tensor/vmath.h"
 
 using namespace heed;
 
@@ -195,6 +198,38 @@ TEST_SUITE("threads") {
           CHECK(std::memcmp(C.data(), whole.data(), C.size() * sizeof(real)) == 0);
         }
       }
+    }
+  }
+
+  TEST_CASE("threads: tanh_n, sigmoid_n, softmax and sums over an axis give their one-thread loops' bits") {
+    RestoreThreads restore;
+    Generator g(33);
+    const Tensor x = Tensor::uniform({300, 211}, -4, 4, g);  // 63300 values: several pieces
+    const int64_t R = 300, V = 211;
+    // The references, as the loops were before the pool: the kernel set on the whole array,
+    // softmax_row row after row, a sum over each column in ascending row order.
+    std::vector<real> tanh_ref(static_cast<size_t>(R * V)), sig_ref(tanh_ref.size()), soft_ref(tanh_ref.size()),
+        soft0_ref(tanh_ref.size()), sum_ref(static_cast<size_t>(V), 0);
+    kernels().tanh_n(x.data(), tanh_ref.data(), R * V);
+    kernels().sigmoid_n(x.data(), sig_ref.data(), R * V);
+    for (int64_t r = 0; r < R; ++r) softmax_row(x.data() + r * V, soft_ref.data() + r * V, V, 1, nullptr, false);
+    for (int64_t c = 0; c < V; ++c) softmax_row(x.data() + c, soft0_ref.data() + c, R, V, nullptr, true);
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t c = 0; c < V; ++c) sum_ref[static_cast<size_t>(c)] += x[r * V + c];
+    auto same = [](const real* a, const std::vector<real>& b) {
+      return std::memcmp(a, b.data(), b.size() * sizeof(real)) == 0;
+    };
+    for (int t : kCounts) {
+      CAPTURE(t);
+      set_threads(t);
+      std::vector<real> y(tanh_ref.size());
+      tanh_n(x.data(), y.data(), R * V);
+      CHECK(same(y.data(), tanh_ref));
+      sigmoid_n(x.data(), y.data(), R * V);
+      CHECK(same(y.data(), sig_ref));
+      CHECK(same(softmax(x, 1).data(), soft_ref));
+      CHECK(same(log_softmax(x, 0).data(), soft0_ref));
+      CHECK(same(sum(x, 0).data(), sum_ref));
     }
   }
 }
