@@ -269,38 +269,42 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
   Tensor y = Tensor::empty({B, 2 * H});  // [h' | c'] per row
   // Saved per row: i, f, g, o and tanh(c') (B, 5H), all backward needs besides c, h and W_hh.
   Tensor saved = Tensor::empty({B, 5 * H});
-  for (int64_t b = 0; b < B; ++b) {
-    const real* x = in.x + b * in.stride + in.offset;
-    const real* p = hp.data() + b * 4 * H;
-    const real* cb = c.value().data() + b * H;
-    real *i = saved.data() + b * 5 * H, *f = i + H, *g = i + 2 * H, *o = i + 3 * H, *tc = i + 4 * H;
-    real *hn = y.data() + b * 2 * H, *cn = hn + H;
-    for (int64_t j = 0; j < 4 * H; ++j) i[j] = x[j] + p[j];
-    sigmoid_n(i, i, 2 * H);  // i and f, side by side
-    tanh_n(g, g, H);
-    sigmoid_n(o, o, H);
-    for (int64_t j = 0; j < H; ++j) cn[j] = std::fma(f[j], cb[j], i[j] * g[j]);
-    tanh_n(cn, tc, H);
-    for (int64_t j = 0; j < H; ++j) hn[j] = o[j] * tc[j];
-  }
+  parallel_for(B, row_grain(4 * H), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const real* x = in.x + b * in.stride + in.offset;
+      const real* p = hp.data() + b * 4 * H;
+      const real* cb = c.value().data() + b * H;
+      real *i = saved.data() + b * 5 * H, *f = i + H, *g = i + 2 * H, *o = i + 3 * H, *tc = i + 4 * H;
+      real *hn = y.data() + b * 2 * H, *cn = hn + H;
+      for (int64_t j = 0; j < 4 * H; ++j) i[j] = x[j] + p[j];
+      sigmoid_n(i, i, 2 * H);  // i and f, side by side
+      tanh_n(g, g, H);
+      sigmoid_n(o, o, H);
+      for (int64_t j = 0; j < H; ++j) cn[j] = std::fma(f[j], cb[j], i[j] * g[j]);
+      tanh_n(cn, tc, H);
+      for (int64_t j = 0; j < H; ++j) hn[j] = o[j] * tc[j];
+    }
+  });
   auto backward = [saved = std::move(saved), in, B, H](Backward& g) {
     const Tensor& c = g.input(2);
     Tensor da = Tensor::empty({B, 4 * H});  // d(pre-activations) = dxp = dhp: (da_i, da_f, da_g, da_o)
     Tensor dc = Tensor::empty({B, H});
-    for (int64_t b = 0; b < B; ++b) {
-      const real* s = saved.data() + b * 5 * H;
-      const real* dy = g.grad().data() + b * 2 * H;
-      real* d = da.data() + b * 4 * H;
-      for (int64_t j = 0; j < H; ++j) {
-        const real i = s[j], f = s[H + j], g = s[2 * H + j], o = s[3 * H + j], tc = s[4 * H + j];
-        real dcn = std::fma(dy[j] * o, std::fma(-tc, tc, 1), dy[H + j]);  // dc' += o (1 - tanh(c')^2) dh'
-        d[j] = dcn * g * i * (1 - i);                       // di = g dc';       da_i = i (1 - i) di
-        d[H + j] = dcn * c[b * H + j] * f * (1 - f);        // df = c dc';       da_f = f (1 - f) df
-        d[2 * H + j] = dcn * i * std::fma(-g, g, 1);               // dg = i dc';       da_g = (1 - g^2) dg
-        d[3 * H + j] = dy[j] * tc * o * (1 - o);            // do = tanh(c') dh'; da_o = o (1 - o) do
-        dc[b * H + j] = f * dcn;                            // dc += f dc'
+    parallel_for(B, row_grain(4 * H), [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const real* s = saved.data() + b * 5 * H;
+        const real* dy = g.grad().data() + b * 2 * H;
+        real* d = da.data() + b * 4 * H;
+        for (int64_t j = 0; j < H; ++j) {
+          const real i = s[j], f = s[H + j], g = s[2 * H + j], o = s[3 * H + j], tc = s[4 * H + j];
+          real dcn = std::fma(dy[j] * o, std::fma(-tc, tc, 1), dy[H + j]);  // dc' += o (1 - tanh(c')^2) dh'
+          d[j] = dcn * g * i * (1 - i);                       // di = g dc';       da_i = i (1 - i) di
+          d[H + j] = dcn * c[b * H + j] * f * (1 - f);        // df = c dc';       da_f = f (1 - f) df
+          d[2 * H + j] = dcn * i * std::fma(-g, g, 1);               // dg = i dc';       da_g = (1 - g^2) dg
+          d[3 * H + j] = dy[j] * tc * o * (1 - o);            // do = tanh(c') dh'; da_o = o (1 - o) do
+          dc[b * H + j] = f * dcn;                            // dc += f dc'
+        }
       }
-    }
+    });
     if (g.wants(0)) add_step_input_grad(g, in, B, 4 * H, da);  // dxp += da
     if (g.wants(2)) g.add(2, std::move(dc));
     state_projection_backward(g, 1, 3, da, Tensor::empty({B, H}), false);

@@ -3,8 +3,8 @@
 // byte-identical checkpoints and prints the same losses, accuracies and evaluation; eval and
 // predict (beam search) on it print the same numbers. The sizes are chosen so that the threaded
 // paths run: H 256 makes the recurrent product (48 x 768 x 256) and the input projections cut
-// into tiles, batch 48 the GRU step's rows, and the additive score's rows, into pieces
-// (tensor/gemm.cpp, nn/rnn_cell.cpp, nn/attention.cpp). And --threads and HEED_THREADS are
+// into tiles, batch 48 the GRU's and the LSTM's step rows, and the additive score's rows, into
+// pieces (tensor/gemm.cpp, nn/rnn_cell.cpp, nn/attention.cpp). And --threads and HEED_THREADS are
 // reported (heed --version, bench, every --json line) and checked. make tsan runs this suite
 // under ThreadSanitizer.
 #include <doctest/doctest.h>
@@ -67,6 +67,27 @@ TEST_SUITE("threads_same_bits") {
       CHECK(results(r.err + r.out) == printed);
       CHECK(e.out == evaluated);
       CHECK(pj.dump() == predicted);  // the output, its attention and its score, to the last digit
+    }
+  }
+
+  TEST_CASE("threads: an LSTM with general attention trains to the same bytes with 1, 3 and 8 threads") {
+    Scratch s("threads-same-bits-lstm");
+    const std::string train = "train --task reverse --model general --cell lstm --embed 32 --hidden 256 --batch 48 "
+                              "--min-len 3 --max-len 6 --steps 3 --eval-samples 48 --seed 6";
+    std::string bytes, printed;
+    for (int t : {1, 3, 8}) {
+      CAPTURE(t);
+      const std::string model = s.path("m" + std::to_string(t) + ".safetensors");
+      CliRun r = s.heed(train + " --threads " + std::to_string(t) + " --save " + model);
+      REQUIRE(r.status == 0);
+      if (t == 1) {
+        bytes = slurp(model);
+        printed = results(r.err + r.out);
+        REQUIRE(!bytes.empty());
+        continue;
+      }
+      CHECK(slurp(model) == bytes);
+      CHECK(results(r.err + r.out) == printed);
     }
   }
 
