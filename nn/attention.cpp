@@ -201,30 +201,32 @@ Var weighted_sum(const Var& weights, const Var& values) {
   const int64_t B = vs[0], S = vs[1], D = vs[2];
   Tensor context = Tensor::zeros({B, D});
   const real* w = weights.value().data();
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t i = 0; i < S; ++i) {
-      const real* v = values.value().data() + (b * S + i) * D;
-      for (int64_t d = 0; d < D; ++d) context[b * D + d] = std::fma(w[b * S + i], v[d], context[b * D + d]);
-    }
-  return make_var(std::move(context), "weighted_sum", {weights, values}, [B, S, D](Backward& g) {
+  // Each row b of the batch whole on one thread (tensor/threads.h): the same bits for any count.
+  const int64_t grain = 16384 / (S * D > 0 ? S * D : 1) + 1;
+  parallel_for(B, grain, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b)
+      for (int64_t i = 0; i < S; ++i) {
+        const real* v = values.value().data() + (b * S + i) * D;
+        for (int64_t d = 0; d < D; ++d) context[b * D + d] = std::fma(w[b * S + i], v[d], context[b * D + d]);
+      }
+  });
+  return make_var(std::move(context), "weighted_sum", {weights, values}, [B, S, D, grain](Backward& g) {
     const Tensor& w = g.input(0);       // (B, S)
     const Tensor& values = g.input(1);  // (B, S, D)
-    if (g.wants(0)) {
-      Tensor dw = Tensor::empty({B, S});
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t i = 0; i < S; ++i)  // dw_i += dcontext . v_i
-          dw[b * S + i] = dot_n(values.data() + (b * S + i) * D, g.grad().data() + b * D, D);
-      g.add(0, std::move(dw));
-    }
-    if (g.wants(1)) {
-      real* dv = g.buffer(1).data();
-      for (int64_t b = 0; b < B; ++b)
+    Tensor dw = g.wants(0) ? Tensor::empty({B, S}) : Tensor();
+    real* dv = g.wants(1) ? g.buffer(1).data() : nullptr;
+    parallel_for(B, grain, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b)
         for (int64_t i = 0; i < S; ++i) {
-          const real wi = w[b * S + i];
           const real* dc = g.grad().data() + b * D;
-          for (int64_t d = 0; d < D; ++d) dv[(b * S + i) * D + d] = std::fma(wi, dc[d], dv[(b * S + i) * D + d]);  // dv_i += w_i dc
+          if (g.wants(0)) dw[b * S + i] = dot_n(values.data() + (b * S + i) * D, dc, D);  // dw_i += dcontext . v_i
+          if (dv) {
+            const real wi = w[b * S + i];
+            for (int64_t d = 0; d < D; ++d) dv[(b * S + i) * D + d] = std::fma(wi, dc[d], dv[(b * S + i) * D + d]);  // dv_i += w_i dc
+          }
         }
-    }
+    });
+    if (g.wants(0)) g.add(0, std::move(dw));
   });
 }
 

@@ -63,7 +63,8 @@ TEST_SUITE("threads") {
     CHECK(parallel_pieces(8, 4) == 2);
     CHECK(parallel_pieces(103, 10) == 10);
     RestoreThreads restore;
-    for (auto [n, grain] : {std::pair<int64_t, int64_t>{1, 1}, {7, 4}, {103, 10}, {1000, 1}, {64, 3}}) {
+    for (std::pair<int64_t, int64_t> case_ : {std::pair<int64_t, int64_t>{1, 1}, {7, 4}, {103, 10}, {1000, 1}, {64, 3}}) {
+      const int64_t n = case_.first, grain = case_.second;  // (clang 14 cannot capture a structured binding)
       set_threads(1);
       const Pieces one = pieces_of(n, grain);
       CHECK(static_cast<int64_t>(one.size()) == parallel_pieces(n, grain));
