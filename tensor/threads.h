@@ -25,8 +25,8 @@ inline constexpr int kMaxThreads = 256;
 // threads() or parallel_for chooses default_threads() unless set_threads chose before.
 int threads();
 
-// Uses n threads from now on (the workers are started now, or stopped). REQUIRES: no
-// parallel_for running. Throws Error unless 1 <= n <= kMaxThreads.
+// Uses n threads from now on: the old workers are stopped, new ones start with the first job that
+// has two pieces or more. REQUIRES: no parallel_for running. Throws Error unless 1 <= n <= kMaxThreads.
 void set_threads(int n);
 
 // HEED_THREADS from the environment if set, else the cores this process may run on
