@@ -6,6 +6,7 @@
 #include "tensor/threads.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -21,6 +22,9 @@ namespace heed {
 
 namespace {
 
+// How long a worker looks for the next job before it sleeps.
+constexpr int kSpinMicroseconds = 200;
+
 // True on a thread while it runs a piece: a parallel_for there is nested and runs inline.
 thread_local bool t_in_piece = false;
 
@@ -34,7 +38,7 @@ class Pool {
   ~Pool() {
     {
       std::lock_guard<std::mutex> lock(m_);
-      stop_ = true;
+      stop_.store(true);
     }
     wake_.notify_all();
     for (std::thread& t : workers_) t.join();
@@ -58,7 +62,7 @@ class Pool {
       finished_ = 0;
       error_ = nullptr;
       error_piece_ = pieces;
-      ++generation_;
+      generation_.store(generation_.load() + 1, std::memory_order_release);
     }
     wake_.notify_all();
     take_pieces(job_);  // the caller works too (it wrote job_, so it may read it unlocked)
@@ -85,9 +89,20 @@ class Pool {
     uint64_t seen = 0;
     std::unique_lock<std::mutex> lock(m_);
     for (;;) {
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
+      // Before sleeping, look for the next job for a while: a training step publishes one every
+      // few hundred microseconds, and waking a sleeping thread can take longer than a whole
+      // tile (measured on a 2-core virtual machine: a 64 x 768 x 256 product, 450 us on one
+      // thread, was no faster on two until the workers looked before sleeping). yield() gives
+      // the core away to any other thread that wants it meanwhile.
+      lock.unlock();
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicroseconds);
+      while (generation_.load(std::memory_order_acquire) == seen && !stop_.load() &&
+             std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+      lock.lock();
+      wake_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
+      if (stop_.load()) return;
+      seen = generation_.load();
       if (job_.fn == nullptr) continue;  // woke late: the job has ended
       Job job = job_;  // read under the lock: the job cannot change while holding_ > 0
       ++holding_;
@@ -127,8 +142,8 @@ class Pool {
   std::atomic<int64_t> next_{0};  // the next piece to take
   int64_t finished_ = 0;          // pieces ended
   int holding_ = 0;               // workers inside take_pieces
-  uint64_t generation_ = 0;       // jobs published
-  bool stop_ = false;
+  std::atomic<uint64_t> generation_{0};  // jobs published (written under m_, read by spinners)
+  std::atomic<bool> stop_{false};
   std::exception_ptr error_;
   int64_t error_piece_ = 0;
 };
