@@ -14,6 +14,7 @@
 #   make yours          heed built on your passed exercises (build-yours/); make yours-test checks it
 #   make bench          time a training step of every benchmark model at configurations S and M
 #   make sanitize       everything under AddressSanitizer, LeakSanitizer and UBSan: tests + a CLI run
+#   make tsan           the thread pool's tests and the thread-count same-bits test under ThreadSanitizer
 #   make fuzz           fuzz the checkpoint loader, the CLI parsing and data files (FUZZ_SECONDS=60 per target)
 #   make float          heed, its tests, chapters and benchmark with 32-bit reals (float) in build-float/
 #   make test-float     build build-float/ and run its tests (skips what only double can hold, saying why)

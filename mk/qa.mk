@@ -59,6 +59,33 @@ sanitize: | $(DOCTEST)
 	 if [ -n "$$(ls -A $(SAN_LOG))" ]; then cat $(SAN_LOG)/*; echo "sanitize: reports above" >&2; status=1; fi; \
 	 if [ $$status -eq 0 ]; then echo "sanitize: clean (no ASan, LSan or UBSan report)"; fi; exit $$status
 
+# ThreadSanitizer: the same sources rebuilt by clang++ -fsanitize=thread in build/tsan, then the
+# threaded tests: the pool's own (tests/threads_test.cpp) and the thread-count same-bits test
+# (tests/threads_same_bits_test.cpp, whose heed runs are this build's too: HEED_BUILD), chapter
+# 02's graphs built on two threads, and a bench at configuration M on 3 threads.
+# Any report, or any failure, fails the target. (Kept self-contained: it can move with sanitize.)
+.PHONY: tsan
+TSAN_BUILD := build/tsan
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
+TSAN_LOG   := $(CURDIR)/$(TSAN_BUILD)/reports
+TSAN_ENV   := HEED_BUILD=$(TSAN_BUILD) TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:log_path=$(TSAN_LOG)/tsan
+# A test program of these suites alone (the whole suite under ThreadSanitizer would take long).
+# (heed_cli, chapter_check and prose_numbers: the helpers that run heed; their own suites are not run.)
+THREADED_TEST_SRCS := tests/main.cpp tests/heed_cli.cpp tests/chapter_check.cpp tests/prose_numbers.cpp \
+  tests/threads_test.cpp tests/threads_same_bits_test.cpp tests/ch02_graph_safety_test.cpp
+$(BUILD)/threaded-tests: $(call obj,$(THREADED_TEST_SRCS)) $(LIB)
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
+tsan: | $(DOCTEST)
+	$(MAKE) BUILD=$(TSAN_BUILD) CXX="$(CLANG)" CXXFLAGS="-O1 -g1 $(ARCH) $(TSAN_FLAGS)" LDFLAGS="$(TSAN_FLAGS)" \
+	  $(TSAN_BUILD)/threaded-tests $(TSAN_BUILD)/heed
+	@rm -rf $(TSAN_LOG) && mkdir -p $(TSAN_LOG)
+	@status=0; \
+	 $(TSAN_ENV) $(TSAN_BUILD)/threaded-tests --no-intro -ts='threads,threads_same_bits,ch02_autograd' || status=1; \
+	 echo "== heed bench --config M --threads 3 (under ThreadSanitizer)"; \
+	 $(TSAN_ENV) $(TSAN_BUILD)/heed bench --config M --model additive --steps 1 --warmup 0 --threads 3 >/dev/null || status=1; \
+	 if [ -n "$$(ls -A $(TSAN_LOG))" ]; then cat $(TSAN_LOG)/*; echo "tsan: reports above" >&2; status=1; fi; \
+	 if [ $$status -eq 0 ]; then echo "tsan: clean (no ThreadSanitizer report)"; fi; exit $$status
+
 # Fuzzing with clang's libFuzzer (+ ASan, UBSan): each tests/fuzz/NAME_fuzz.cpp is linked with
 # the library and tool sources compiled by clang into build/fuzz, then runs FUZZ_SECONDS from
 # its seeds in tests/fuzz/corpus/NAME (new inputs go to build/fuzz/corpus/NAME, a failing input

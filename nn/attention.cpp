@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "autograd/functions.h"
+#include "tensor/threads.h"
 #include "tensor/vmath.h"
 
 namespace heed {
@@ -75,29 +76,43 @@ Var additive_score(const Var& prepared, const Var& q, const Var& v) {
   const int64_t B = prepared.shape()[0], S = prepared.shape()[1], A = prepared.shape()[2];
   Tensor t = prepared.value();  // saved, once tanh is applied: its derivative and v's need it
   const real* qv = q.value().data();
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t i = 0; i < S; ++i)
-      for (int64_t a = 0; a < A; ++a) t[(b * S + i) * A + a] += qv[b * A + a];  // u = W1 h_i + W2 s
-  tanh_n(t.data(), t.data(), B * S * A);
   Tensor e = Tensor::empty({B, S});
-  for (int64_t k = 0; k < B * S; ++k) e[k] = dot_n(t.data() + k * A, v.value().data(), A);  // v^T tanh(u)
+  // The batch's rows on the thread pool (tensor/threads.h), each whole on one thread, as the
+  // one-thread loop computes it: the same bits for any thread count.
+  const int64_t grain = 16384 / (S * A > 0 ? S * A : 1) + 1;
+  parallel_for(B, grain, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      for (int64_t i = 0; i < S; ++i)
+        for (int64_t a = 0; a < A; ++a) t[(b * S + i) * A + a] += qv[b * A + a];  // u = W1 h_i + W2 s
+      tanh_n(t.data() + b * S * A, t.data() + b * S * A, S * A);
+      for (int64_t k = b * S; k < (b + 1) * S; ++k)
+        e[k] = dot_n(t.data() + k * A, v.value().data(), A);  // v^T tanh(u)
+    }
+  });
   // The gradients of prepared, q and v are added in place: no (B, S, A) tensor per decoder step.
-  auto backward = [t = std::move(t), B, S, A](Backward& g) {
+  auto backward = [t = std::move(t), B, S, A, grain](Backward& g) {
     const real* vv = g.input(2).data();
     real* dp = g.wants(0) ? g.buffer(0).data() : nullptr;
     real* dq = g.wants(1) ? g.buffer(1).data() : nullptr;
     real* dv = g.wants(2) ? g.buffer(2).data() : nullptr;
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t i = 0; i < S; ++i) {
-        const real de = g.grad()[b * S + i];
-        const real* tb = t.data() + (b * S + i) * A;
-        if (dv)
-          for (int64_t a = 0; a < A; ++a) dv[a] = std::fma(tb[a], de, dv[a]);  // dv += t de
-        for (int64_t a = 0; a < A; ++a) {
-          real du = vv[a] * de * std::fma(-tb[a], tb[a], 1);  // du = (1 - t^2) v de, u = prepared + q
-          if (dp) dp[(b * S + i) * A + a] += du;        // dprepared += du
-          if (dq) dq[b * A + a] += du;                  // dq += sum_i du
-        }
+    if (dp || dq)  // row b's dprepared and dq on one thread, dq's sum over i in ascending order
+      parallel_for(B, grain, [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b)
+          for (int64_t i = 0; i < S; ++i) {
+            const real de = g.grad()[b * S + i];
+            const real* tb = t.data() + (b * S + i) * A;
+            for (int64_t a = 0; a < A; ++a) {
+              real du = vv[a] * de * std::fma(-tb[a], tb[a], 1);  // du = (1 - t^2) v de, u = prepared + q
+              if (dp) dp[(b * S + i) * A + a] += du;        // dprepared += du
+              if (dq) dq[b * A + a] += du;                  // dq += sum_i du
+            }
+          }
+      });
+    if (dv)  // a sum over the whole batch: one thread, in the order of the rows
+      for (int64_t k = 0; k < B * S; ++k) {
+        const real de = g.grad()[k];
+        const real* tk = t.data() + k * A;
+        for (int64_t a = 0; a < A; ++a) dv[a] = std::fma(tk[a], de, dv[a]);  // dv += t de
       }
   };
   return make_var(std::move(e), "additive_score", {prepared, q, v}, std::move(backward));
@@ -186,30 +201,32 @@ Var weighted_sum(const Var& weights, const Var& values) {
   const int64_t B = vs[0], S = vs[1], D = vs[2];
   Tensor context = Tensor::zeros({B, D});
   const real* w = weights.value().data();
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t i = 0; i < S; ++i) {
-      const real* v = values.value().data() + (b * S + i) * D;
-      for (int64_t d = 0; d < D; ++d) context[b * D + d] = std::fma(w[b * S + i], v[d], context[b * D + d]);
-    }
-  return make_var(std::move(context), "weighted_sum", {weights, values}, [B, S, D](Backward& g) {
+  // Each row b of the batch whole on one thread (tensor/threads.h): the same bits for any count.
+  const int64_t grain = 16384 / (S * D > 0 ? S * D : 1) + 1;
+  parallel_for(B, grain, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b)
+      for (int64_t i = 0; i < S; ++i) {
+        const real* v = values.value().data() + (b * S + i) * D;
+        for (int64_t d = 0; d < D; ++d) context[b * D + d] = std::fma(w[b * S + i], v[d], context[b * D + d]);
+      }
+  });
+  return make_var(std::move(context), "weighted_sum", {weights, values}, [B, S, D, grain](Backward& g) {
     const Tensor& w = g.input(0);       // (B, S)
     const Tensor& values = g.input(1);  // (B, S, D)
-    if (g.wants(0)) {
-      Tensor dw = Tensor::empty({B, S});
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t i = 0; i < S; ++i)  // dw_i += dcontext . v_i
-          dw[b * S + i] = dot_n(values.data() + (b * S + i) * D, g.grad().data() + b * D, D);
-      g.add(0, std::move(dw));
-    }
-    if (g.wants(1)) {
-      real* dv = g.buffer(1).data();
-      for (int64_t b = 0; b < B; ++b)
+    Tensor dw = g.wants(0) ? Tensor::empty({B, S}) : Tensor();
+    real* dv = g.wants(1) ? g.buffer(1).data() : nullptr;
+    parallel_for(B, grain, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b)
         for (int64_t i = 0; i < S; ++i) {
-          const real wi = w[b * S + i];
           const real* dc = g.grad().data() + b * D;
-          for (int64_t d = 0; d < D; ++d) dv[(b * S + i) * D + d] = std::fma(wi, dc[d], dv[(b * S + i) * D + d]);  // dv_i += w_i dc
+          if (g.wants(0)) dw[b * S + i] = dot_n(values.data() + (b * S + i) * D, dc, D);  // dw_i += dcontext . v_i
+          if (dv) {
+            const real wi = w[b * S + i];
+            for (int64_t d = 0; d < D; ++d) dv[(b * S + i) * D + d] = std::fma(wi, dc[d], dv[(b * S + i) * D + d]);  // dv_i += w_i dc
+          }
         }
-    }
+    });
+    if (g.wants(0)) g.add(0, std::move(dw));
   });
 }
 

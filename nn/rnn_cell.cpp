@@ -7,6 +7,9 @@
 // (tensor/gemm_kernel.cpp; reference gemm_naive, held equal by tests/gemm_test.cpp); their gates
 // are loops over a row with tanh_n and sigmoid_n (tensor/vmath_kernel.cpp; reference
 // heed::math::tanh and sigmoid, bit for bit by tests/math_test.cpp).
+// The GRU's and the LSTM's loops over the batch's rows run on the thread pool (tensor/threads.h):
+// each row is computed whole on one thread, as the one-thread loop computes it, so any thread
+// count gives the same bits (tests/threads_same_bits_test.cpp trains with 1, 2, 3 and 8).
 #include "nn/rnn_cell.h"
 
 #include <cmath>
@@ -15,6 +18,7 @@
 #include "autograd/functions.h"
 #include "tensor/gemm.h"
 #include "tensor/ops.h"
+#include "tensor/threads.h"
 #include "tensor/vmath.h"
 
 namespace heed {
@@ -160,6 +164,10 @@ void add_step_input_grad(Backward& g, const StepInput& in, int64_t B, int64_t GH
     for (int64_t j = 0; j < GH; ++j) dx[b * in.stride + j] += d[b * GH + j];
 }
 
+// The rows per piece of a loop over the batch whose row costs about `per_row` values: pieces of
+// at least 16384 values (configuration M's GRU, H 256, batch 64: three pieces; S's: one).
+int64_t row_grain(int64_t per_row) { return 16384 / (per_row > 0 ? per_row : 1) + 1; }
+
 // Every fused step starts from hp = h W_hh^T + b_hh (B, GH), the share of every gate that comes
 // from the previous state: linear's value (tensor/ops.h), the same product and bias add as
 // autograd's linear. Its backward is written here, not taken from linear's, for two reasons that
@@ -218,42 +226,46 @@ Var gru_step(const Var& xp, const Var& h, const Var& weight_hh, const Var& bias_
   Tensor y = Tensor::empty({B, H});
   // Saved per row: r, z, n and hp_n = W_hn h + b_hn (B, 4H), all backward needs besides h and W_hh.
   Tensor saved = Tensor::empty({B, 4 * H});
-  for (int64_t b = 0; b < B; ++b) {
-    const real* x = in.x + b * in.stride + in.offset;
-    const real* p = hp.data() + b * 3 * H;
-    const real* hb = h.value().data() + b * H;
-    real *r = saved.data() + b * 4 * H, *z = r + H, *n = r + 2 * H, *hp_n = r + 3 * H;
-    for (int64_t j = 0; j < 2 * H; ++j) r[j] = x[j] + p[j];
-    sigmoid_n(r, r, 2 * H);  // r and z, side by side
-    for (int64_t j = 0; j < H; ++j) {
-      hp_n[j] = p[2 * H + j];
-      n[j] = std::fma(r[j], hp_n[j], x[2 * H + j]);
+  parallel_for(B, row_grain(3 * H), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const real* x = in.x + b * in.stride + in.offset;
+      const real* p = hp.data() + b * 3 * H;
+      const real* hb = h.value().data() + b * H;
+      real *r = saved.data() + b * 4 * H, *z = r + H, *n = r + 2 * H, *hp_n = r + 3 * H;
+      for (int64_t j = 0; j < 2 * H; ++j) r[j] = x[j] + p[j];
+      sigmoid_n(r, r, 2 * H);  // r and z, side by side
+      for (int64_t j = 0; j < H; ++j) {
+        hp_n[j] = p[2 * H + j];
+        n[j] = std::fma(r[j], hp_n[j], x[2 * H + j]);
+      }
+      tanh_n(n, n, H);
+      for (int64_t j = 0; j < H; ++j) y[b * H + j] = std::fma(1 - z[j], n[j], z[j] * hb[j]);
     }
-    tanh_n(n, n, H);
-    for (int64_t j = 0; j < H; ++j) y[b * H + j] = std::fma(1 - z[j], n[j], z[j] * hb[j]);
-  }
+  });
   auto backward = [saved = std::move(saved), in, B, H](Backward& g) {
     const Tensor& h = g.input(1);
     Tensor dxp = Tensor::empty({B, 3 * H});  // d(pre-activations) = dxp: (da_r, da_z, da_n)
     Tensor dhp = Tensor::empty({B, 3 * H});  // d(h W_hh^T + b_hh): (da_r, da_z, r da_n)
     Tensor dh = Tensor::empty({B, H});
-    for (int64_t b = 0; b < B; ++b) {
-      const real* s = saved.data() + b * 4 * H;
-      real* dx = dxp.data() + b * 3 * H;
-      real* dp = dhp.data() + b * 3 * H;
-      for (int64_t j = 0; j < H; ++j) {
-        const real r = s[j], z = s[H + j], n = s[2 * H + j], hp_n = s[3 * H + j];
-        const real dy = g.grad()[b * H + j], hj = h[b * H + j];
-        dh[b * H + j] = z * dy;                             // dh += z dh'
-        real da_n = (1 - z) * dy * std::fma(-n, n, 1);             // dn = (1 - z) dh';  da_n = (1 - n^2) dn
-        real da_z = (hj - n) * dy * z * (1 - z);            // dz = (h - n) dh';  da_z = z (1 - z) dz
-        real da_r = hp_n * da_n * r * (1 - r);              // dr = hp_n da_n;    da_r = r (1 - r) dr
-        dx[j] = dp[j] = da_r;
-        dx[H + j] = dp[H + j] = da_z;
-        dx[2 * H + j] = da_n;
-        dp[2 * H + j] = r * da_n;                           // dhp_n = r da_n
+    parallel_for(B, row_grain(3 * H), [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const real* s = saved.data() + b * 4 * H;
+        real* dx = dxp.data() + b * 3 * H;
+        real* dp = dhp.data() + b * 3 * H;
+        for (int64_t j = 0; j < H; ++j) {
+          const real r = s[j], z = s[H + j], n = s[2 * H + j], hp_n = s[3 * H + j];
+          const real dy = g.grad()[b * H + j], hj = h[b * H + j];
+          dh[b * H + j] = z * dy;                             // dh += z dh'
+          real da_n = (1 - z) * dy * std::fma(-n, n, 1);             // dn = (1 - z) dh';  da_n = (1 - n^2) dn
+          real da_z = (hj - n) * dy * z * (1 - z);            // dz = (h - n) dh';  da_z = z (1 - z) dz
+          real da_r = hp_n * da_n * r * (1 - r);              // dr = hp_n da_n;    da_r = r (1 - r) dr
+          dx[j] = dp[j] = da_r;
+          dx[H + j] = dp[H + j] = da_z;
+          dx[2 * H + j] = da_n;
+          dp[2 * H + j] = r * da_n;                           // dhp_n = r da_n
+        }
       }
-    }
+    });
     if (g.wants(0)) add_step_input_grad(g, in, B, 3 * H, std::move(dxp));
     state_projection_backward(g, 1, 2, dhp, std::move(dh), true);
   };
@@ -267,38 +279,42 @@ Var lstm_step(const Var& xp, const Var& h, const Var& c, const Var& weight_hh, c
   Tensor y = Tensor::empty({B, 2 * H});  // [h' | c'] per row
   // Saved per row: i, f, g, o and tanh(c') (B, 5H), all backward needs besides c, h and W_hh.
   Tensor saved = Tensor::empty({B, 5 * H});
-  for (int64_t b = 0; b < B; ++b) {
-    const real* x = in.x + b * in.stride + in.offset;
-    const real* p = hp.data() + b * 4 * H;
-    const real* cb = c.value().data() + b * H;
-    real *i = saved.data() + b * 5 * H, *f = i + H, *g = i + 2 * H, *o = i + 3 * H, *tc = i + 4 * H;
-    real *hn = y.data() + b * 2 * H, *cn = hn + H;
-    for (int64_t j = 0; j < 4 * H; ++j) i[j] = x[j] + p[j];
-    sigmoid_n(i, i, 2 * H);  // i and f, side by side
-    tanh_n(g, g, H);
-    sigmoid_n(o, o, H);
-    for (int64_t j = 0; j < H; ++j) cn[j] = std::fma(f[j], cb[j], i[j] * g[j]);
-    tanh_n(cn, tc, H);
-    for (int64_t j = 0; j < H; ++j) hn[j] = o[j] * tc[j];
-  }
+  parallel_for(B, row_grain(4 * H), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const real* x = in.x + b * in.stride + in.offset;
+      const real* p = hp.data() + b * 4 * H;
+      const real* cb = c.value().data() + b * H;
+      real *i = saved.data() + b * 5 * H, *f = i + H, *g = i + 2 * H, *o = i + 3 * H, *tc = i + 4 * H;
+      real *hn = y.data() + b * 2 * H, *cn = hn + H;
+      for (int64_t j = 0; j < 4 * H; ++j) i[j] = x[j] + p[j];
+      sigmoid_n(i, i, 2 * H);  // i and f, side by side
+      tanh_n(g, g, H);
+      sigmoid_n(o, o, H);
+      for (int64_t j = 0; j < H; ++j) cn[j] = std::fma(f[j], cb[j], i[j] * g[j]);
+      tanh_n(cn, tc, H);
+      for (int64_t j = 0; j < H; ++j) hn[j] = o[j] * tc[j];
+    }
+  });
   auto backward = [saved = std::move(saved), in, B, H](Backward& g) {
     const Tensor& c = g.input(2);
     Tensor da = Tensor::empty({B, 4 * H});  // d(pre-activations) = dxp = dhp: (da_i, da_f, da_g, da_o)
     Tensor dc = Tensor::empty({B, H});
-    for (int64_t b = 0; b < B; ++b) {
-      const real* s = saved.data() + b * 5 * H;
-      const real* dy = g.grad().data() + b * 2 * H;
-      real* d = da.data() + b * 4 * H;
-      for (int64_t j = 0; j < H; ++j) {
-        const real i = s[j], f = s[H + j], g = s[2 * H + j], o = s[3 * H + j], tc = s[4 * H + j];
-        real dcn = std::fma(dy[j] * o, std::fma(-tc, tc, 1), dy[H + j]);  // dc' += o (1 - tanh(c')^2) dh'
-        d[j] = dcn * g * i * (1 - i);                       // di = g dc';       da_i = i (1 - i) di
-        d[H + j] = dcn * c[b * H + j] * f * (1 - f);        // df = c dc';       da_f = f (1 - f) df
-        d[2 * H + j] = dcn * i * std::fma(-g, g, 1);               // dg = i dc';       da_g = (1 - g^2) dg
-        d[3 * H + j] = dy[j] * tc * o * (1 - o);            // do = tanh(c') dh'; da_o = o (1 - o) do
-        dc[b * H + j] = f * dcn;                            // dc += f dc'
+    parallel_for(B, row_grain(4 * H), [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const real* s = saved.data() + b * 5 * H;
+        const real* dy = g.grad().data() + b * 2 * H;
+        real* d = da.data() + b * 4 * H;
+        for (int64_t j = 0; j < H; ++j) {
+          const real i = s[j], f = s[H + j], g = s[2 * H + j], o = s[3 * H + j], tc = s[4 * H + j];
+          real dcn = std::fma(dy[j] * o, std::fma(-tc, tc, 1), dy[H + j]);  // dc' += o (1 - tanh(c')^2) dh'
+          d[j] = dcn * g * i * (1 - i);                       // di = g dc';       da_i = i (1 - i) di
+          d[H + j] = dcn * c[b * H + j] * f * (1 - f);        // df = c dc';       da_f = f (1 - f) df
+          d[2 * H + j] = dcn * i * std::fma(-g, g, 1);               // dg = i dc';       da_g = (1 - g^2) dg
+          d[3 * H + j] = dy[j] * tc * o * (1 - o);            // do = tanh(c') dh'; da_o = o (1 - o) do
+          dc[b * H + j] = f * dcn;                            // dc += f dc'
+        }
       }
-    }
+    });
     if (g.wants(0)) add_step_input_grad(g, in, B, 4 * H, da);  // dxp += da
     if (g.wants(2)) g.add(2, std::move(dc));
     state_projection_backward(g, 1, 3, da, Tensor::empty({B, H}), false);

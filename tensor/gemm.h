@@ -6,7 +6,9 @@
 // textbook loop, is their reference: tests/gemm_test.cpp holds gemm, gemm_packed and gemm_small
 // equal to it (up to rounding) in every transposition form. Each gives bit-identical results from
 // call to call, and with every kernel set (tensor/kernels.h; tests/kernels_test.cpp compares their
-// bits). The differentiable matmul and linear on top are autograd/matmul.cpp.
+// bits). A large gemm runs on the thread pool in tiles of C (tensor/gemm.cpp), with the same bits
+// for any thread count (tests/threads_test.cpp). The differentiable matmul and linear on top are
+// autograd/matmul.cpp.
 #pragma once
 
 #include <cstdint>

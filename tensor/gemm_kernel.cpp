@@ -42,6 +42,10 @@ void gemm_packed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, co
                  real* C, bool accumulate, Scratch scratch);
 void gemm_small(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
                 real* C, bool accumulate, Scratch scratch);
+// C[i0:i1, j0:j1] of gemm's product, and nothing else of C: the tiles a thread pool hands out
+// (tensor/gemm.cpp). Each element comes out bit-identical to gemm's (see "The small path").
+void gemm_tile(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
+               real* C, bool accumulate, Scratch scratch, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
 
 namespace {
 
@@ -147,7 +151,8 @@ void micro_kernel(int64_t kc, const real* a, const real* b, int64_t ldb, real* c
     for (int64_t j = 0; j < n; ++j) c[r * ldc + j] = add ? c[r * ldc + j] + tile[r][j] : tile[r][j];
 }
 
-// The blocked product C (+)= a b for views a (M x K) and b (K x N), C row-major [M, N].
+// The blocked product C (+)= a b for views a (M x K) and b (K x N), C row-major [M, N] with rows
+// ldc apart (ldc > N for a tile of a larger C).
 //
 // When op(B)'s rows are contiguous and A fits in one row block (M <= kMc), each B panel would be
 // read by only a few tiles after packing: then the kernel reads B where it lies, row k of a panel
@@ -155,7 +160,11 @@ void micro_kernel(int64_t kc, const real* a, const real* b, int64_t ldb, real* c
 // loads inside the matrix). Measured with bench_gemm ("gemm GFLOP/s on the models' shapes"): the
 // GRU product of config S (32 x 192 x 64, A B) went from 37 to 46 GFLOP/s; the large products are
 // unchanged (they pack as before). The arithmetic is the same either way, bit for bit.
-void gemm_blocked(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool accumulate, Scratch scratch) {
+void gemm_blocked(View a, View b, int64_t M, int64_t N, int64_t K, real* C, int64_t ldc, bool accumulate,
+                  Scratch scratch) {
+  if (K == 0 && !accumulate)  // an empty sum
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = 0;
   const bool b_in_place = b.cs == 1 && M <= kMc;
   for (int64_t jc = 0; jc < N; jc += kNc) {
     int64_t nc = min64(kNc, N - jc);
@@ -174,7 +183,7 @@ void gemm_blocked(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool
           const real* panel = in_place ? b.at(pc, jc + jr) : bp + (jr - full) * kc;
           const int64_t ldb = in_place ? b.rs : kNr;
           for (int64_t ir = 0; ir < mc; ir += kMr)  // ... while the A panels stream from L2
-            micro_kernel(kc, ap + ir * kc, panel, ldb, C + (ic + ir) * N + jc + jr, N,
+            micro_kernel(kc, ap + ir * kc, panel, ldb, C + (ic + ir) * ldc + jc + jr, ldc,
                          min64(kMr, mc - ir), min64(kNr, nc - jr), add);
         }
       }
@@ -247,18 +256,18 @@ void row_tile(View a, View b, int64_t i0, int64_t i1, int64_t j, int64_t n, int6
   }
 }
 
-void small_rows(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool accumulate) {
+void small_rows(View a, View b, int64_t M, int64_t N, int64_t K, real* C, int64_t ldc, bool accumulate) {
   constexpr int64_t kW = 4 * kLanes;  // columns per full tile
   for (int64_t i = 0; i < M; i += 2) {
     int64_t i1 = i + 1 < M ? i + 1 : -1;
     int64_t j = 0;
-    for (; N - j >= kW + kLanes; j += kW) row_tile<4>(a, b, i, i1, j, kW, K, C, N, accumulate);
+    for (; N - j >= kW + kLanes; j += kW) row_tile<4>(a, b, i, i1, j, kW, K, C, ldc, accumulate);
     switch ((N - j + kLanes - 1) / kLanes) {  // the rest: kLanes to kW + kLanes - 1 columns
-      case 1: row_tile<1>(a, b, i, i1, j, N - j, K, C, N, accumulate); break;
-      case 2: row_tile<2>(a, b, i, i1, j, N - j, K, C, N, accumulate); break;
-      case 3: row_tile<3>(a, b, i, i1, j, N - j, K, C, N, accumulate); break;
-      case 4: row_tile<4>(a, b, i, i1, j, N - j, K, C, N, accumulate); break;
-      case 5: row_tile<5>(a, b, i, i1, j, N - j, K, C, N, accumulate); break;
+      case 1: row_tile<1>(a, b, i, i1, j, N - j, K, C, ldc, accumulate); break;
+      case 2: row_tile<2>(a, b, i, i1, j, N - j, K, C, ldc, accumulate); break;
+      case 3: row_tile<3>(a, b, i, i1, j, N - j, K, C, ldc, accumulate); break;
+      case 4: row_tile<4>(a, b, i, i1, j, N - j, K, C, ldc, accumulate); break;
+      case 5: row_tile<5>(a, b, i, i1, j, N - j, K, C, ldc, accumulate); break;
     }
   }
 }
@@ -268,11 +277,11 @@ void small_rows(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool a
 // but R independent chains run side by side, so the processor is not left waiting out each FMA's
 // latency (a matrix-vector product, N = 1, ran one chain at a time: 4 cycles a term).
 template <int R>
-void narrow_rows(View a, View b, int64_t i0, int64_t N, int64_t K, real* C, bool accumulate) {
+void narrow_rows(View a, View b, int64_t i0, int64_t N, int64_t K, real* C, int64_t ldc, bool accumulate) {
   for (int64_t j = 0; j < N; ++j) {
     real c[R];
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) c[r] = accumulate ? C[(i0 + r) * N + j] : 0;
+    for (int r = 0; r < R; ++r) c[r] = accumulate ? C[(i0 + r) * ldc + j] : 0;
     for (int64_t pc = 0; pc < K || pc == 0; pc += kKc) {
       real s[R];
 #pragma GCC unroll 8
@@ -286,51 +295,69 @@ void narrow_rows(View a, View b, int64_t i0, int64_t N, int64_t K, real* C, bool
       for (int r = 0; r < R; ++r) c[r] = accumulate || pc > 0 ? c[r] + s[r] : s[r];
     }
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) C[(i0 + r) * N + j] = c[r];
+    for (int r = 0; r < R; ++r) C[(i0 + r) * ldc + j] = c[r];
   }
 }
 
-void small_narrow(View a, View b, int64_t M, int64_t N, int64_t K, real* C, bool accumulate) {
+void small_narrow(View a, View b, int64_t M, int64_t N, int64_t K, real* C, int64_t ldc, bool accumulate) {
   int64_t i = 0;
-  for (; M - i >= 8; i += 8) narrow_rows<8>(a, b, i, N, K, C, accumulate);
-  for (; i < M; ++i) narrow_rows<1>(a, b, i, N, K, C, accumulate);
+  for (; M - i >= 8; i += 8) narrow_rows<8>(a, b, i, N, K, C, ldc, accumulate);
+  for (; i < M; ++i) narrow_rows<1>(a, b, i, N, K, C, ldc, accumulate);
 }
 
 // op(A) (M x K) and op(B) (K x N) as strided views.
 View view_a(bool trans_a, int64_t M, int64_t K, const real* A) { return trans_a ? View{A, 1, M} : View{A, K, 1}; }
 View view_b(bool trans_b, int64_t K, int64_t N, const real* B) { return trans_b ? View{B, 1, K} : View{B, N, 1}; }
 
-}  // namespace
-
-void gemm_small(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
-                real* C, bool accumulate, Scratch scratch) {
-  View a = view_a(trans_a, M, K, A), b = view_b(trans_b, K, N, B);
+// The three paths on views, C's rows ldc apart: the small one (falling back to the packed one
+// when op(B)'s columns must be gathered), the packed one, and gemm's choice between them.
+void small(View a, View b, int64_t M, int64_t N, int64_t K, real* C, int64_t ldc, bool accumulate, Scratch scratch) {
   if (N < kLanes)
-    small_narrow(a, b, M, N, K, C, accumulate);
+    small_narrow(a, b, M, N, K, C, ldc, accumulate);
   else if (b.cs == 1)  // the rows of op(B) are contiguous
-    small_rows(a, b, M, N, K, C, accumulate);
+    small_rows(a, b, M, N, K, C, ldc, accumulate);
   else
-    gemm_packed(trans_a, trans_b, M, N, K, A, B, C, accumulate, scratch);  // packing gathers B's columns
+    gemm_blocked(a, b, M, N, K, C, ldc, accumulate, scratch);  // packing gathers B's columns
 }
 
-void gemm_packed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
-                 real* C, bool accumulate, Scratch scratch) {
-  if (K == 0 && !accumulate)  // an empty sum
-    for (int64_t i = 0; i < M * N; ++i) C[i] = 0;
-  gemm_blocked(view_a(trans_a, M, K, A), view_b(trans_b, K, N, B), M, N, K, C, accumulate, scratch);
-}
-
-void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B, real* C,
-          bool accumulate, Scratch scratch) {
+void product(bool trans_b, View a, View b, int64_t M, int64_t N, int64_t K, real* C, int64_t ldc, bool accumulate,
+             Scratch scratch) {
   // Thin products take gemm_small: there a kMr x kNr tile would be mostly padding, and packing
   // would cost as much as the product. Measured with the bench_gemm suite ("gemm_small against
   // gemm_packed", a grid of M, N, K): gemm_small is faster, often several times, when M < kMr,
   // N == 1 or kLanes <= N < kMr, as long as op(B) has contiguous rows (A B and A^T B); A B^T
   // goes to the packed kernel, whose packing gathers B's columns. Both compute every element
   // the same way (see the small path above), so the choice never changes a bit of the result.
-  if ((M < kMr || N < kMr) && (!trans_b || N < kLanes))
-    return gemm_small(trans_a, trans_b, M, N, K, A, B, C, accumulate, scratch);
-  gemm_packed(trans_a, trans_b, M, N, K, A, B, C, accumulate, scratch);
+  if ((M < kMr || N < kMr) && (!trans_b || N < kLanes)) return small(a, b, M, N, K, C, ldc, accumulate, scratch);
+  gemm_blocked(a, b, M, N, K, C, ldc, accumulate, scratch);
+}
+
+}  // namespace
+
+void gemm_small(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
+                real* C, bool accumulate, Scratch scratch) {
+  small(view_a(trans_a, M, K, A), view_b(trans_b, K, N, B), M, N, K, C, N, accumulate, scratch);
+}
+
+void gemm_packed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
+                 real* C, bool accumulate, Scratch scratch) {
+  gemm_blocked(view_a(trans_a, M, K, A), view_b(trans_b, K, N, B), M, N, K, C, N, accumulate, scratch);
+}
+
+void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B, real* C,
+          bool accumulate, Scratch scratch) {
+  product(trans_b, view_a(trans_a, M, K, A), view_b(trans_b, K, N, B), M, N, K, C, N, accumulate, scratch);
+}
+
+// The tile is a product of its own: op(A)'s rows i0 to i1 times op(B)'s columns j0 to j1, into
+// C's corner at (i0, j0), rows still N apart. Every path computes an element the same way
+// whatever the product's size, so the tile's elements are gemm's, bit for bit.
+void gemm_tile(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
+               real* C, bool accumulate, Scratch scratch, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  View a = view_a(trans_a, M, K, A), b = view_b(trans_b, K, N, B);
+  a.p = a.at(i0, 0);
+  b.p = b.at(0, j0);
+  product(trans_b, a, b, i1 - i0, j1 - j0, K, C + i0 * N + j0, N, accumulate, scratch);
 }
 
 }  // namespace heed::kernel_set::HEED_KERNEL_SET

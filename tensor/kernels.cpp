@@ -16,6 +16,8 @@
                    KernelSet::Scratch);                                                                 \
   void gemm_small(bool, bool, int64_t, int64_t, int64_t, const real*, const real*, real*, bool,           \
                   KernelSet::Scratch);                                                                  \
+  void gemm_tile(bool, bool, int64_t, int64_t, int64_t, const real*, const real*, real*, bool,            \
+                 KernelSet::Scratch, int64_t, int64_t, int64_t, int64_t);                              \
   void tanh_n(const real*, real*, int64_t);                                                             \
   void sigmoid_n(const real*, real*, int64_t);                                                          \
   }
@@ -54,7 +56,7 @@ bool has_avx512() {
 #define HEED_KERNEL_SET(set, needs, runs_here)                                                            \
   KernelSet {                                                                                           \
     #set, needs, runs_here, kernel_set::set::gemm, kernel_set::set::gemm_packed, kernel_set::set::gemm_small,   \
-        kernel_set::set::tanh_n, kernel_set::set::sigmoid_n                                                   \
+        kernel_set::set::gemm_tile, kernel_set::set::tanh_n, kernel_set::set::sigmoid_n                                                   \
   }
 
 const KernelSet kSets[] = {

@@ -37,6 +37,9 @@ struct KernelSet {
   using Gemm = void (*)(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A,
                         const real* B, real* C, bool accumulate, Scratch scratch);
   Gemm gemm, gemm_packed, gemm_small;
+  // gemm's C[i0:i1, j0:j1] alone, bit for bit gemm's values: a tile for a thread (tensor/gemm.cpp).
+  void (*gemm_tile)(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const real* A, const real* B,
+                    real* C, bool accumulate, Scratch scratch, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
   // As tensor/vmath.h's tanh_n and sigmoid_n.
   void (*tanh_n)(const real* x, real* y, int64_t n);
   void (*sigmoid_n)(const real* x, real* y, int64_t n);

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "tensor/ops.h"
+#include "tensor/threads.h"
 
 namespace heed {
 
@@ -37,7 +38,9 @@ Shape reduced_shape(const Shape& s, int64_t axis, bool keepdim) {
   return out;
 }
 
-// acc = init; acc = step(acc, x, i) along the axis; y = finish(acc, n).
+// acc = init; acc = step(acc, x, i) along the axis; y = finish(acc, n). Each output's sum runs
+// on one thread in ascending i; outputs go to the thread pool (tensor/threads.h) in pieces of at
+// least 16384 values read, so the thread count never changes a bit (tests/threads_test.cpp).
 template <class Step, class Finish>
 Tensor reduce_axis(const Tensor& x, int64_t axis, bool keepdim, real init, Step step, Finish finish,
                    const char* op) {
@@ -49,12 +52,14 @@ Tensor reduce_axis(const Tensor& x, int64_t axis, bool keepdim, real init, Step 
   Tensor y = Tensor::empty(reduced_shape(x.shape(), axis, keepdim));
   const real* px = x.data();
   real* py = y.data();
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t j = 0; j < inner; ++j) {
+  parallel_for(outer * inner, 16384 / (n > 0 ? n : 1) + 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {  // output r = (o, j)
+      const int64_t o = r / inner, j = r % inner;
       real acc = init;
       for (int64_t i = 0; i < n; ++i) acc = step(acc, px[(o * n + i) * inner + j], i);
-      py[o * inner + j] = finish(acc, n);
+      py[r] = finish(acc, n);
     }
+  });
   return y;
 }
 

@@ -6,6 +6,7 @@
 
 #include "tensor/ops.h"
 #include "tensor/math.h"
+#include "tensor/threads.h"
 
 namespace heed {
 
@@ -39,7 +40,12 @@ SoftmaxRow softmax_row(const real* x, real* y, int64_t n, int64_t stride, const 
 
 namespace {
 
+// Rows go to the thread pool (tensor/threads.h) in pieces of at least kRowsGrain values: each
+// row is one softmax_row call on one thread, so the thread count never changes a bit.
+constexpr int64_t kRowsGrain = 16384;
+
 // softmax_row over every row along `axis` (x seen as [outer, n, inner]).
+// Reference: the loop over (o, j) in order, one thread; tests/threads_test.cpp holds them equal.
 Tensor softmax_along(const Tensor& x, int64_t axis, const Tensor* mask, bool log_space, const char* op) {
   axis = normalize_axis(axis, x.shape(), op);
   if (mask && mask->shape() != x.shape())
@@ -48,11 +54,12 @@ Tensor softmax_along(const Tensor& x, int64_t axis, const Tensor* mask, bool log
   int64_t outer, n, inner;
   split_at_axis(x.shape(), axis, outer, n, inner);
   Tensor y = Tensor::empty(x.shape());
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t j = 0; j < inner; ++j) {
-      const int64_t at = o * n * inner + j;
+  parallel_for(outer * inner, kRowsGrain / (n > 0 ? n : 1) + 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {  // row r = (o, j)
+      const int64_t at = (r / inner) * n * inner + r % inner;
       softmax_row(x.data() + at, y.data() + at, n, inner, mask ? mask->data() + at : nullptr, log_space);
     }
+  });
   return y;
 }
 

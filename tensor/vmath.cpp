@@ -6,6 +6,7 @@
 
 #include "tensor/kernels.h"
 #include "tensor/simd.h"
+#include "tensor/threads.h"
 
 namespace heed {
 
@@ -14,9 +15,22 @@ using simd::kLanes;
 using simd::load;
 using simd::Vec;
 
-void tanh_n(const real* x, real* y, int64_t n) { kernels().tanh_n(x, y, n); }
+// Long arrays go to the thread pool (tensor/threads.h) in pieces of at least kVmathGrain
+// elements (some 10 to 30 microseconds of work, beside a few to wake a thread). An element's
+// value never depends on where an array is cut (above), so any thread count gives the same bits.
+constexpr int64_t kVmathGrain = 16384;
 
-void sigmoid_n(const real* x, real* y, int64_t n) { kernels().sigmoid_n(x, y, n); }
+void tanh_n(const real* x, real* y, int64_t n) {
+  const KernelSet& k = kernels();
+  if (n < 2 * kVmathGrain) return k.tanh_n(x, y, n);
+  parallel_for(n, kVmathGrain, [&](int64_t lo, int64_t hi) { k.tanh_n(x + lo, y + lo, hi - lo); });
+}
+
+void sigmoid_n(const real* x, real* y, int64_t n) {
+  const KernelSet& k = kernels();
+  if (n < 2 * kVmathGrain) return k.sigmoid_n(x, y, n);
+  parallel_for(n, kVmathGrain, [&](int64_t lo, int64_t hi) { k.sigmoid_n(x + lo, y + lo, hi - lo); });
+}
 
 static_assert(simd::kVectorBytes == 32, "dot_n's order of summation is that of 32-byte vectors");
 

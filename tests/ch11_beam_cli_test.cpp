@@ -55,8 +55,8 @@ TEST_SUITE("ch11_translation") {
     Json g = greedy.json(), b1 = beam1.json(), b4 = beam4.json();
     // The JSON keeps its shape; --beam adds the score.
     CHECK(g.find("score") == nullptr);
-    CHECK(g.size() == 5);  // source, output, attention, log_prob, dtype
-    CHECK(b4.size() == 6);
+    CHECK(g.size() == 6);  // source, output, attention, log_prob, dtype, threads
+    CHECK(b4.size() == 7);
     CHECK(strings(*b1.find("output")) == strings(*g.find("output")));
     CHECK(b1.find("log_prob")->as_real() == g.find("log_prob")->as_real());
     size_t outputs = b4.find("output")->as_array().size();

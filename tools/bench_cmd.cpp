@@ -15,6 +15,7 @@
 #include "nn/loss.h"
 #include "nn/optim.h"
 #include "tensor/kernels.h"
+#include "tensor/threads.h"
 #include "tools/bench.h"
 #include "tools/common.h"
 #include "tools/watch.h"
@@ -27,8 +28,9 @@ const char* kBenchHelp =
     "usage: heed bench [flags]\n"
     "\n"
     "Times training steps on one fixed batch of the reverse task (every source --len long),\n"
-    "one thread, in this build's precision (%s), and reports the median and spread of ms per\n"
-    "step, target tokens per second, matrix-product GFLOP/s (analytic count) and peak memory.\n"
+    "on --threads N threads (heed --help), in this build's precision (%s), and reports the\n"
+    "median and spread of ms per step, target tokens per second, matrix-product GFLOP/s\n"
+    "(analytic count) and peak memory.\n"
     "\n"
     "  --config S|M      the sizes of docs/models.md: S = E 32, H 64, batch 32, len 10;\n"
     "                    M = E 64, H 256, batch 64, len 30 (S)\n"
@@ -167,11 +169,13 @@ int cmd_bench(const std::vector<std::string>& argv) {
   const real base_kb = status_kb("VmRSS");
   const bool peak_reset = reset_peak_rss();
   Adam adam(model.parameters(), 3e-3);
-  // Wall time is the figure to compare; the thread's CPU time is printed beside it because on a
-  // shared machine the wall clock also counts the time other processes held the core.
+  // Wall time is the figure to compare; the process's CPU time (every thread's) is printed beside
+  // it because on a shared machine the wall clock also counts the time other processes held the
+  // cores. With one thread the two agree on a quiet machine; with n, CPU time / wall time says how
+  // many cores the step kept busy.
   auto cpu_now = [] {
     timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<real>(ts.tv_sec) * 1e3 + static_cast<real>(ts.tv_nsec) / 1e6;
   };
   std::vector<real> ms, cpu_ms;
@@ -213,10 +217,11 @@ int cmd_bench(const std::vector<std::string>& argv) {
                                                      std::to_string(c.layers) + " heads " + std::to_string(c.heads)
                                                : "E " + std::to_string(c.embed) + " H " + std::to_string(c.hidden);
   std::printf("%-9s %s %s batch %lld len %lld: %8.2f ms/step [p10 %.2f, p90 %.2f] (cpu %.2f)  %9.0f tokens/s  "
-              "%6.2f GFLOP/s  peak RSS %.0f MB (steps +%.1f MB)  %s kernels\n",
+              "%6.2f GFLOP/s  peak RSS %.0f MB (steps +%.1f MB)  %s kernels, %d thread%s\n",
               c.model.c_str(), kRealName, sizes.c_str(), static_cast<long long>(B), static_cast<long long>(L), median,
               p10, p90, cpu_median,
-              tokens / (median / 1000), gflops, peak_mb, step_peak_mb, kernels().name);
+              tokens / (median / 1000), gflops, peak_mb, step_peak_mb, kernels().name, threads(),
+              threads() == 1 ? "" : "s");
   const real watch_share = 100 * watch_ms / (static_cast<real>(watch_every) * median);
   const real watch_cpu_share = 100 * watch_cpu_ms / (static_cast<real>(watch_every) * cpu_median);
   if (watch)
@@ -229,6 +234,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
                            {"cell", c.cell},
                            {"dtype", kRealName},
                            {"kernels", kernels().name},
+                           {"threads", threads()},
                            {"embed", c.embed},
                            {"hidden", c.hidden},
                            {"batch", B},

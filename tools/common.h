@@ -12,6 +12,7 @@
 #include "models/model.h"
 #include "models/tasks.h"
 #include "models/train.h"
+#include "tensor/threads.h"  // threads(), for the --json lines
 #include "tools/args.h"
 #include "tools/watch.h"
 

@@ -108,6 +108,7 @@ int cmd_eval(const std::vector<std::string>& argv) {
                 r.perplexity);
     if (a.has("--json"))
       std::printf("%s\n", Json::object({{"dtype", kRealName},
+                                        {"threads", threads()},
                                         {"pairs", r.pairs},
                                         {"skipped", c.skipped},
                                         {"exact", r.acc.exact()},
@@ -132,7 +133,9 @@ int cmd_eval(const std::vector<std::string>& argv) {
     std::printf("%6lld   %5.3f   %5.3f\n", static_cast<long long>(r.length), r.exact(), r.token());
     by_length.push_back(Json::object({{"length", r.length}, {"exact", r.exact()}, {"token", r.token()}, {"n", r.n}}));
   }
-  if (a.has("--json")) std::printf("%s\n", Json::object({{"dtype", kRealName}, {"by_length", Json(by_length)}}).dump().c_str());
+  if (a.has("--json"))
+    std::printf("%s\n",
+                Json::object({{"dtype", kRealName}, {"threads", threads()}, {"by_length", Json(by_length)}}).dump().c_str());
   return 0;
 }
 
@@ -256,7 +259,8 @@ int cmd_predict(const std::vector<std::string>& argv) {
                            {"output", Json(out_j)},
                            {"attention", Json(att_j)},
                            {"log_prob", best.log_prob},
-                           {"dtype", kRealName}});
+                           {"dtype", kRealName},
+                           {"threads", threads()}});
     if (a.has("--beam")) j.set("score", best.score);
     std::printf("%s\n", j.dump().c_str());
   }

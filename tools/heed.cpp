@@ -3,6 +3,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <string>
@@ -10,16 +11,50 @@
 
 #include "io/utf8.h"
 #include "tensor/kernels.h"
+#include "tensor/threads.h"
 #include "tools/bench.h"
 #include "tools/common.h"
 
 namespace {
 
 // The version of the command line and its checkpoint format; docs/cli.md is its contract.
-// The kernel set is the one this run uses (tensor/kernels.h).
+// The kernel set is the one this run uses (tensor/kernels.h), the threads as many as it would use.
 std::string version() {
+  const int n = heed::threads();
   return std::string("heed 0.3 (checkpoint format ") + heed::kFormat + ", " +
-         (sizeof(heed::real) == 8 ? "double" : "single") + " precision, " + heed::kernels().name + " kernels)";
+         (sizeof(heed::real) == 8 ? "double" : "single") + " precision, " + heed::kernels().name + " kernels, " +
+         std::to_string(n) + (n == 1 ? " thread)" : " threads)");
+}
+
+// --threads N, for train, eval, predict and bench: read here, for all four, and taken out of
+// their arguments (their own flags stay theirs). It sets the pool's size (tensor/threads.h) and
+// HEED_THREADS, which bench --sweep's child runs inherit. Without it, HEED_THREADS or the cores
+// this process may use. No thread count changes a bit of any result, so none is recorded in a
+// checkpoint. Throws heed::Error for a repeated flag, a missing value or a bad count.
+void take_threads_flag(const std::string& command, std::vector<std::string>& args) {
+  std::string value;
+  bool seen = false;
+  for (size_t i = 0; i < args.size();) {
+    const bool joined = args[i].rfind("--threads=", 0) == 0;
+    if (args[i] != "--threads" && !joined) {
+      ++i;
+      continue;
+    }
+    if (seen) throw heed::Error("heed " + command + ": --threads given twice");
+    seen = true;
+    if (joined) {
+      value = args[i].substr(10);
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      if (i + 1 >= args.size()) throw heed::Error("heed " + command + ": --threads needs a value (a number of threads)");
+      value = args[i + 1];
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+    }
+  }
+  if (!seen) return;
+  const int n = heed::parse_threads(("heed " + command + ": --threads").c_str(), value.c_str());
+  heed::set_threads(n);
+  setenv("HEED_THREADS", std::to_string(n).c_str(), 1);
 }
 
 const char* kUsage =
@@ -33,6 +68,8 @@ const char* kUsage =
     "  data     write a built-in task as a file of pairs     heed data --task translate --out pairs.tsv\n"
     "\n"
     "heed <command> --help lists the command's flags; heed --version prints the version.\n"
+    "train, eval, predict and bench take --threads N: the threads to use (default: HEED_THREADS,\n"
+    "else every core this process may use); no thread count changes a bit of any result.\n"
     "The whole contract, with the JSON fields and exit statuses: docs/cli.md in the repository.\n";
 
 }  // namespace
@@ -50,6 +87,8 @@ int main(int argc, char** argv) {
   }
   try {
     heed::kernels();  // a HEED_KERNELS this build or processor cannot honour is refused before anything
+    if (args[0] != "train" && args[0] != "eval" && args[0] != "predict" && args[0] != "bench")
+      heed::threads();  // and so is a bad HEED_THREADS (the four commands check their --threads first)
   } catch (const heed::Error& e) {
     std::fprintf(stderr, "heed: %s\n", e.what());
     return 2;
@@ -61,6 +100,10 @@ int main(int argc, char** argv) {
   std::string command = args[0];
   args.erase(args.begin());
   try {
+    if (command == "train" || command == "eval" || command == "predict" || command == "bench") {
+      take_threads_flag(command, args);
+      heed::threads();  // without --threads: HEED_THREADS, refused here if it is not a count
+    }
     if (command == "train") return heed::cmd_train(args);
     if (command == "eval") return heed::cmd_eval(args);
     if (command == "predict") return heed::cmd_predict(args);

@@ -379,6 +379,7 @@ int cmd_train(const std::vector<std::string>& argv) {
                            {"model", config.model},
                            {"cell", config.cell},
                            {"dtype", kRealName},
+                           {"threads", threads()},
                            {"steps", opt.steps},
                            {"seconds", r.seconds},
                            {"loss", std::isnan(loss) ? Json() : Json(loss)},  // null: no step taken
