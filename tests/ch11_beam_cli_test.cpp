@@ -98,7 +98,8 @@ TEST_SUITE("ch11_translation") {
       CHECK(row.as_array().size() == 70);
       real sum = 0;
       for (const Json& w : row.as_array()) sum += w.as_real();
-      CHECK(sum == doctest::Approx(1).epsilon(1e-9));
+      // 70 weights, each rounded once: 1e-9 in double; in float 70 roundings of 6e-8 each, under 1e-5.
+      CHECK(sum == doctest::Approx(1).epsilon(test::kFloatBuild ? 1e-5 : 1e-9));
     }
     CliRun e = s.heed("eval --load " + model + " --lengths 70 --samples 4");
     INFO(e.err);
