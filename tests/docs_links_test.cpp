@@ -16,30 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Files of the repository: `git ls-files` when it works, else every file outside build/ and .git/.
-std::vector<std::string> repository_files() {
-  std::vector<std::string> files;
-  if (FILE* p = popen("git ls-files 2>/dev/null", "r")) {
-    char line[4096];
-    while (std::fgets(line, sizeof line, p)) {
-      std::string s(line);
-      while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-      if (!s.empty() && fs::is_regular_file(s)) files.push_back(s);
-    }
-    pclose(p);
-  }
-  if (!files.empty()) return files;
-  for (auto it = fs::recursive_directory_iterator("."); it != fs::recursive_directory_iterator(); ++it) {
-    std::string name = it->path().filename().string();
-    if (it->is_directory() && (name == "build" || name == ".git" || name.rfind("build-", 0) == 0)) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file()) files.push_back(it->path().lexically_normal().string());
-  }
-  return files;
-}
-
 // Markdown without fenced blocks and inline code spans, where [x](y) is not a link.
 std::string prose_only(const std::string& md) {
   std::string out;
@@ -151,7 +127,7 @@ std::vector<Link> markdown_names(const std::string& text) {
 
 TEST_SUITE("docs") {
   TEST_CASE("every relative link in every Markdown file resolves, anchors included") {
-    std::vector<std::string> files = repository_files();
+    std::vector<std::string> files = heed::repository_files();
     int checked = 0;
     for (const std::string& file : files) {
       if (fs::path(file).extension() != ".md") continue;
@@ -180,7 +156,7 @@ TEST_SUITE("docs") {
   TEST_CASE("every Markdown file a file names bare, outside a link, is in the repository") {
     // A link is checked above; a ".md" file named alone in running text or a comment is not a
     // link, but a reader looks for it all the same: it must be the name of a repository file.
-    std::vector<std::string> files = repository_files();
+    std::vector<std::string> files = heed::repository_files();
     std::set<std::string> names;
     for (const std::string& f : files) names.insert(fs::path(f).filename().string());
     int checked = 0;
@@ -212,7 +188,7 @@ TEST_SUITE("docs") {
 
   TEST_CASE("no file points at a folder beside the repository") {
     const std::string outside = std::string("../") + "shared";  // split, so this file does not match itself
-    for (const std::string& file : repository_files()) {
+    for (const std::string& file : heed::repository_files()) {
       const std::string text = heed::slurp(file);
       size_t at = text.find(outside);
       INFO(file);

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 
@@ -20,6 +21,30 @@ Json CliRun::json() const {
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+std::vector<std::string> repository_files() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  if (FILE* p = popen("git ls-files 2>/dev/null", "r")) {
+    char line[4096];
+    while (std::fgets(line, sizeof line, p)) {
+      std::string s(line);
+      while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+      if (!s.empty() && fs::is_regular_file(s)) files.push_back(s);
+    }
+    pclose(p);
+  }
+  if (!files.empty()) return files;
+  for (auto it = fs::recursive_directory_iterator("."); it != fs::recursive_directory_iterator(); ++it) {
+    std::string name = it->path().filename().string();
+    if (it->is_directory() && (name == "build" || name == ".git" || name.rfind("build-", 0) == 0)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file()) files.push_back(it->path().lexically_normal().string());
+  }
+  return files;
 }
 
 int count_lines(const std::string& s) {

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "io/json.h"
 
@@ -17,6 +18,9 @@ struct CliRun {
 };
 
 std::string slurp(const std::string& path);  // a whole file; empty if it cannot be read
+// The repository's files: `git ls-files` when it works, else every file outside build/, build-*/
+// and .git/ (paths relative to the current folder, which is the repository's root in the tests).
+std::vector<std::string> repository_files();
 int count_lines(const std::string& s);
 
 // temp/heed-NAME-PID, made empty; test files go in its files/ folder, removed at the end.

@@ -14,28 +14,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The Markdown files of the repository: git's list when this is a clone, else the tree without
-// build folders.
+// The Markdown files of the repository (heed::repository_files of tests/heed_cli.h, the .md ones).
 std::vector<std::string> markdown_files() {
   std::vector<std::string> files;
-  if (FILE* p = popen("git ls-files '*.md' 2>/dev/null", "r")) {
-    char line[4096];
-    while (std::fgets(line, sizeof line, p)) {
-      std::string s(line);
-      while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-      if (!s.empty() && fs::is_regular_file(s)) files.push_back(s);
-    }
-    pclose(p);
-  }
-  if (!files.empty()) return files;
-  for (auto it = fs::recursive_directory_iterator("."); it != fs::recursive_directory_iterator(); ++it) {
-    const std::string name = it->path().filename().string();
-    if (it->is_directory() && (name == "build" || name == ".git" || name.rfind("build-", 0) == 0)) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file() && it->path().extension() == ".md") files.push_back(it->path().lexically_normal().string());
-  }
+  for (const std::string& f : heed::repository_files())
+    if (fs::path(f).extension() == ".md") files.push_back(f);
   return files;
 }
 
