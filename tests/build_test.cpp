@@ -17,19 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Shell {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-Shell sh(const Scratch& s, const std::string& cmd) {
-  const std::string log = s.path("sh.log");
-  Shell r;
-  r.status = std::system(("{ " + cmd + "; } >'" + log + "' 2>&1").c_str());
-  r.out = slurp(log);
-  return r;
-}
-
 // make as a user runs it from the repository root (not the make running these tests).
 std::string make(const std::string& build, const std::string& args) {
   return "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory BUILD='" + build + "' " + args;
@@ -47,18 +34,18 @@ TEST_SUITE("build") {
 #else
     const std::string kernel_o = b + "/obj/tensor/gemm_kernel.portable.o";
 #endif
-    Shell o0 = sh(s, make(b, "CXXFLAGS='-O0 -g' " + real_o + " " + kernel_o));
+    Shell o0 = sh(s, ".", make(b, "CXXFLAGS='-O0 -g' " + real_o + " " + kernel_o));
     INFO(o0.out);
     REQUIRE(o0.status == 0);
     CHECK(o0.out.find("defines code other files share") == std::string::npos);
     CHECK(fs::exists(kernel_o));
 
-    Shell again = sh(s, make(b, "CXXFLAGS='-O0 -g' " + real_o));
+    Shell again = sh(s, ".", make(b, "CXXFLAGS='-O0 -g' " + real_o));
     INFO(again.out);
     CHECK(again.status == 0);
     CHECK(again.out.find("tensor/real.cpp") == std::string::npos);  // up to date: nothing compiled
 
-    Shell changed = sh(s, make(b, "CXXFLAGS='-O1' " + real_o));
+    Shell changed = sh(s, ".", make(b, "CXXFLAGS='-O1' " + real_o));
     INFO(changed.out);
     CHECK(changed.status == 0);
     CHECK(changed.out.find("-O1 -c tensor/real.cpp") != std::string::npos);  // compiled again, with -O1
@@ -73,11 +60,11 @@ TEST_SUITE("build") {
     if (!r.empty()) r = "\"$(command -v " + r.substr(0, r.find(' ')) + ")\"" + r.substr(r.find(' '));
     const std::string run =
         "PATH=/nonexistent " + r + build_dir() + "/tests --no-intro -tc='html_film in headless Chromium*'";
-    Shell skipped = sh(s, "env -u HEED_REQUIRE_TOOLS " + run);
+    Shell skipped = sh(s, ".", "env -u HEED_REQUIRE_TOOLS " + run);
     INFO(skipped.out);
     CHECK(skipped.status == 0);
     CHECK(skipped.out.find("skipped: chromium is missing") != std::string::npos);
-    Shell failed = sh(s, "env HEED_REQUIRE_TOOLS=1 " + run);
+    Shell failed = sh(s, ".", "env HEED_REQUIRE_TOOLS=1 " + run);
     INFO(failed.out);
     CHECK(failed.status != 0);
     CHECK(failed.out.find("HEED_REQUIRE_TOOLS is set but chromium is missing") != std::string::npos);

@@ -79,4 +79,12 @@ CliRun Scratch::run(const std::string& program, const std::string& args, const s
   return r;
 }
 
+Shell sh(const Scratch& s, const std::string& dir, const std::string& cmd) {
+  const std::string log = s.path("sh.log");
+  Shell r;
+  r.status = std::system(("cd '" + dir + "' && { " + cmd + "; } >'" + log + "' 2>&1").c_str());
+  r.out = slurp(log);
+  return r;
+}
+
 }  // namespace heed

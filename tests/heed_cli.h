@@ -42,4 +42,12 @@ class Scratch {
   std::filesystem::path dir_;
 };
 
+// A shell command's exit status and its stdout and stderr together.
+struct Shell {
+  int status = -1;
+  std::string out;
+};
+// `cmd` run by /bin/sh in `dir`, its output kept (in s's folder, as sh.log).
+Shell sh(const Scratch& s, const std::string& dir, const std::string& cmd);
+
 }  // namespace heed

@@ -25,20 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Shell {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-// `cmd` run by /bin/sh in `dir`, its output kept.
-Shell sh(const Scratch& s, const std::string& dir, const std::string& cmd) {
-  const std::string log = s.path("sh.log");
-  Shell r;
-  r.status = std::system(("cd '" + dir + "' && { " + cmd + "; } >'" + log + "' 2>&1").c_str());
-  r.out = slurp(log);
-  return r;
-}
-
 // make in the repository, as a user types it (not the make that runs these tests: its jobserver
 // is not ours, and its variables are not the user's). The libraries are taken as they are (-o):
 // make test has built them, and the test must not rebuild them with other flags.
