@@ -141,11 +141,10 @@ student-edition:
 # what differs is built again: the test program, linked without the exercises' tests. The self-test's
 # objects and programs (which hold the solutions) are left out.
 EDITION := $(BUILD)/student-edition
-student-edition-test: $(TESTS) $(CHAPTER_BINS) $(HEED) $(FLOAT_LIB)
+student-edition-test: $(TESTS) $(CHAPTER_BINS) $(HEED)
 	@rm -rf $(EDITION) && mkdir -p $(BUILD)
 	@$(MAKE) --no-print-directory -s student-edition DIR=$(EDITION)
 	@mkdir -p $(EDITION)/$(BUILD) && \
 	 tar -C $(BUILD) --exclude=./obj/tests/exercises --exclude='./obj/tests/exercises_test.*' \
 	   -cf - ./flags ./obj ./libheed.a $(if $(HEED),./heed) $(patsubst $(BUILD)/%,./%,$(CHAPTER_BINS)) | tar -C $(EDITION)/$(BUILD) -xf -
-	@mkdir -p $(EDITION)/$(FLOAT_BUILD) && tar -C $(FLOAT_BUILD) -cf - ./flags ./obj ./libheed.a | tar -C $(EDITION)/$(FLOAT_BUILD) -xf -
 	@$(MAKE) --no-print-directory -C $(EDITION) test
