@@ -17,6 +17,7 @@
 #include "tests/heed_cli.h"
 #include "tests/precision.h"
 #include "tests/xml_check.h"
+#include "viz/svg.h"
 
 using namespace heed;
 using heed::test::tol;
@@ -228,5 +229,32 @@ TEST_SUITE("ch13_transformer_heads") {
     CliRun r = s.heed("predict --load " + s.path("a.safetensors") + " --head 1 \"" + kSource + "\"");
     CHECK(r.status == 2);
     CHECK(r.err.find("--head 1: the additive model attends once per output step") != std::string::npos);
+  }
+
+  TEST_CASE("heed train --film on a Transformer says which layer and heads its frames draw") {
+    Scratch s("heads-film");
+    const std::string film = s.path("f.html");
+    CliRun t = s.heed("train --task reverse --model transformer --min-len 3 --max-len 5 --embed 16 --heads 4 --ff 32 "
+                      "--layers 2 --batch 8 --steps 4 --eval-samples 4 --watch-every 2 --film " + film);
+    INFO(t.err);
+    REQUIRE(t.status == 0);
+    CHECK(slurp(film).find("transformer cross-attention (layer 1, the last: mean of 4 heads) learning reverse") !=
+          std::string::npos);
+  }
+
+  TEST_CASE("svg_heatmap_grid: refuses no panels, an empty row and a panel that does not fit, naming it") {
+    const std::vector<std::string> src = {"a", "b"}, out = {"x"};
+    CHECK_THROWS_WITH_AS(svg_heatmap_grid(src, out, {}, "t"), doctest::Contains("no panels"), Error);
+    CHECK_THROWS_WITH_AS(svg_heatmap_grid(src, out, {{{"p", {{0.5, 0.5}}}}, {}}, "t"),
+                         doctest::Contains("row 1 has no panels"), Error);
+    CHECK_THROWS_WITH_AS(svg_heatmap_grid(src, out, {{{"p", {{0.5, 0.5}}}, {"layer 0, head 1", {{1.0}}}}}, "t"),
+                         doctest::Contains("panel 'layer 0, head 1'"), Error);
+    const std::string two = svg_heatmap_grid(src, out, {{{"p", {{0.5, 0.5}}}, {"q", {{1.0, 0.0}}}}}, "t");
+    std::string why;
+    CHECK_MESSAGE(xml_well_formed(two, &why), why);
+    CHECK(count(two, "class=\"heed-heatmap\"") == 2);
+    // Each panel's legend has a gradient of its own (ids are unique in a document).
+    CHECK(count(two, "id=\"heed-scale-0-0\"") == 1);
+    CHECK(count(two, "id=\"heed-scale-0-1\"") == 1);
   }
 }
