@@ -413,7 +413,7 @@ int main(int argc, char** argv) {
   bool quick = false;
   std::string dir = "build/ch13";
   std::vector<std::string> sections;
-  const char* usage = "usage: tutorial-13 [--quick] [--out DIR] [qkv|causal|reverse|speed|translate ...]";
+  const char* usage = "usage: tutorial-13 [--quick] [--out DIR] [qkv|causal|reverse|speed|translate ...] | figures [DIR]";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
