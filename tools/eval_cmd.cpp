@@ -342,7 +342,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
   // --attention/--layer/--head: the matrices of one teacher-forced pass over what was written.
   std::vector<std::vector<HeatmapPanel>> grid;  // [layer][head] with --head all
   AxisCaptions axes;
-  std::string picked;  // "cross-attention, layer 1 of 0-1, head 3 of 0-3"
+  std::string picked;  // "cross-attention, layer 1 (of 0-1), head 3 (of 0-3)": HeadChoice::describe
   if (choice) {
     const auto& t = dynamic_cast<const TransformerSeq2Seq&>(*m.model);
     const TransformerAttentionMaps maps = t.attention_maps(src, best.tokens);
