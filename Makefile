@@ -204,7 +204,7 @@ check-chapters: $(TESTS) $(CHAPTER_BINS)
 # `tutorial-NN figures DIR`, the others copied from the long runs' build/chNN/ (make
 # check-chapters runs those). make test and check-chapters hold the committed files to them.
 QUICK_FIGURES := 02_autograd 03_gradient_checking 05_recurrent_cells 06_seq2seq 07_additive_attention \
-                 12_attention_zoo 04_classifiers 08_multiplicative_attention
+                 12_attention_zoo 04_classifiers 08_multiplicative_attention 13_transformer
 figures: $(CHAPTER_BINS)
 	@set -e; for c in $(QUICK_FIGURES); do $(BUILD)/tutorial-$${c%%_*} figures tutorials/$$c; done
 	@$(BUILD)/tutorial-09 untrained --out tutorials/09_attention_matrices >/dev/null
