@@ -451,12 +451,26 @@ TEST_SUITE("exercises") {
                "04: 3 of 6 passed\n");
     write_text((dir / "exercise-10.out").string(), "  10.1 clip_by_global_norm      not done yet: write it\n");
     int status = 0;
-    std::string out = run_command("MODE=score BUILD=" + dir.string() + " bash exercises/yours/yours.sh", &status);
+    const std::string score = "MODE=score BUILD=" + dir.string() + " YOURS=" + dir.string() + " bash exercises/yours/yours.sh";
+    std::string out = run_command(score, &status);
     CHECK(status == 0);
-    CHECK(out == "  your heed: 2 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n");
+    const std::string none_reached =
+        "  capstone 07 (your decoder step, loss and training loop): 0 of 3 passed\n"
+        "  milestones: make yours-test reaches them (your heed trains reverse, translates the seed sentence, its losses "
+        "equal heed's)\n";
+    CHECK(out == "  your heed: 2 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n" + none_reached);
     write_text((dir / "exercise-10.out").string(), "  10.1 clip_by_global_norm      passed\n");
-    out = run_command("MODE=score BUILD=" + dir.string() + " bash exercises/yours/yours.sh", &status);
-    CHECK(out == "  your heed: 3 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n");
+    out = run_command(score, &status);
+    CHECK(out == "  your heed: 3 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n" + none_reached);
+    // The capstone counts 07.4-07.6 passed; the milestones are the last make yours-test's, when it passed.
+    write_text((dir / "exercise-07.out").string(),
+               "  07.3 context_vector           passed\n  07.4 decoder_step             passed\n"
+               "  07.5 batch_loss               passed\n  07.6 train_loop               wrong: the loss of step 3\n");
+    write_text((dir / "milestones").string(), "milestones: pieces done 3 of 7; your heed trains reverse: yes\n");
+    out = run_command(score, &status);
+    CHECK(out.find("  capstone 07 (your decoder step, loss and training loop): 2 of 3 passed\n"
+                   "  milestones: pieces done 3 of 7; your heed trains reverse: yes (make yours-test, " + dir.string() + "/)\n") !=
+          std::string::npos);
     std::filesystem::remove_all(dir);
   }
 }

@@ -29,6 +29,15 @@ if [ "${MODE:-}" = score ]; then
     done_=$((done_ + ok))
   done <"$TABLE"
   printf '  your heed: %d of %d pieces (make yours builds heed on them, make yours-test checks it)\n' "$done_" "$total"
+  # Chapter 07's capstone (07.4-07.6), and the milestones the last make yours-test reached (it
+  # writes them in YOURS/milestones when it passes).
+  capstone=$(grep -Ec '^  07\.[4-6] [a-z_]+ +passed$' "$BUILD/exercise-07.out" 2>/dev/null)
+  printf '  capstone 07 (your decoder step, loss and training loop): %d of 3 passed\n' "${capstone:-0}"
+  if [ -s "${YOURS:-build-yours}/milestones" ]; then
+    printf '  %s (make yours-test, %s)\n' "$(cat "${YOURS:-build-yours}/milestones")" "${YOURS:-build-yours}/"
+  else
+    printf '  milestones: make yours-test reaches them (your heed trains reverse, translates the seed sentence, its losses equal heed'"'"'s)\n'
+  fi
   exit 0
 fi
 
@@ -39,6 +48,9 @@ say() { printf '%s\n' "$*"; }
 fail() { printf 'make yours: %s\n' "$*" >&2; exit 2; }
 
 mkdir -p "$YOURS" || fail "cannot make $YOURS"
+# The milestones the last make yours-test reached, for make exercises' scoreboard: written when it
+# passes, and gone as soon as your heed is built again.
+rm -f "$YOURS/milestones"
 pieces=() chapters=()
 declare -A ex rep chapter
 while read -r name exs replaces; do
@@ -250,7 +262,8 @@ if [ "$TSTEPS" -gt 0 ]; then
 else
   translates="not tried (YOURS_TRANSLATE_STEPS=0)"
 fi
-say "milestones: pieces done ${#yours[@]} of ${#pieces[@]}; your heed trains reverse: $trains;" \
-    "your heed translates the seed sentence: $translates; your heed's losses equal heed's: yes"
+milestones="milestones: pieces done ${#yours[@]} of ${#pieces[@]}; your heed trains reverse: $trains; your heed translates the seed sentence: $translates; your heed's losses equal heed's: yes"
+say "$milestones"
 [ "$trains" = yes ] || { say "yours-test: your heed did not learn to reverse"; exit 1; }
 [ "$translates" != no ] || { say "yours-test: your heed's model did not translate the seed sentence"; exit 1; }
+printf '%s\n' "$milestones" >"$YOURS/milestones"
