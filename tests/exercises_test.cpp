@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -312,22 +313,45 @@ TEST_SUITE("exercises") {
             doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
     const std::string dir = build_dir() + "/yours-solutions";
     int status = 0;
-    std::string out = make_yours("yours-test", "ANSWERS=exercises/solutions YOURS_CHAPTERS= YOURS=" + dir, &status);
+    // Two chapter programs (those whose outputs differ on the solutions where the chapters say
+    // why) and a reduced budget for the translation: the full run is chapter 07's second block,
+    // which make check-chapters holds (tests/yours_path_test.cpp).
+    std::filesystem::remove(dir + "/seed.svg");
+    std::string out = make_yours(
+        "yours-test", "ANSWERS=exercises/solutions YOURS_CHAPTERS='01 05' YOURS_TRANSLATE_STEPS=20 YOURS=" + dir, &status);
     INFO(out);
     CHECK(status == 0);
     CHECK(out.find("7 of 7 pieces are yours") != std::string::npos);
     CHECK(out.find("gradcheck linear 3-D       ok") != std::string::npos);
+    CHECK(out.find("  tutorial-05  1 output as chapter 05 shows them; 4 lines excused") != std::string::npos);
     CHECK(out.find("equal heed's within 1e-9") != std::string::npos);
-    CHECK(out.find("your heed trains reverse: yes; your heed's losses equal heed's: yes") != std::string::npos);
-    // Chapter 07 shows this output as the reader's path (build-yours/ where this test builds
-    // elsewhere): the block under its comment, line for line.
+    CHECK(out.find("your heed trains reverse: yes; your heed translates the seed sentence: no (a reduced budget of 20 "
+                   "steps, not judged: 300 translate it); your heed's losses equal heed's: yes") != std::string::npos);
+    CHECK(read_text(dir + "/seed.svg").find("<svg") != std::string::npos);  // the attention matrix, drawn
+    // Chapter 07 shows the full run as the reader's path (build-yours/ where this test builds
+    // elsewhere), which make check-chapters holds line for line (tests/yours_path_test.cpp). This
+    // reduced run must equal it but for the lines that depend on what it reduced: which chapter
+    // programs are linked and checked, and the translation's budget.
+    auto kept = [&](const std::string& text) {
+      std::istringstream in(text);
+      std::string line, keep;
+      while (std::getline(in, line))
+        if (line.rfind("the chapter programs on your heed:", 0) != 0 && line.rfind("  tutorial-", 0) != 0 &&
+            line.find("--task translate") == std::string::npos && line.rfind("yours-test:   ich habe", 0) != 0 &&
+            line.rfind("milestones:", 0) != 0)
+          keep += line + "\n";
+      return keep;
+    };
     std::string shown = out;
     for (size_t at; (at = shown.find(dir + "/")) != std::string::npos;) shown.replace(at, dir.size() + 1, "build-yours/");
     const std::string readme = read_text("tutorials/07_additive_attention/README.md");
-    const size_t mark = readme.find("<!-- the reader's heed (tests/exercises_test.cpp holds this block to make yours-test) -->\n```\n");
+    const std::string marker = "<!-- the reader's heed (tests/yours_path_test.cpp holds this block to make yours-test) -->\n```\n";
+    const size_t mark = readme.find(marker);
     REQUIRE_MESSAGE(mark != std::string::npos, "chapter 07 lost its block of make yours-test's output");
-    const size_t from = readme.find("```\n", mark) + 4;
-    CHECK(readme.substr(from, readme.find("\n```\n", from) + 1 - from) == shown);
+    const size_t from = mark + marker.size();
+    const std::string block = readme.substr(from, readme.find("\n```\n", from) + 1 - from);
+    CHECK(kept(block) == kept(shown));
+    CHECK(kept(block).size() > 1000);
     // heed train on the student's heed: the same loss as heed's to 1e-9, not the same bits
     // (heed fuses multiply-adds where the solutions do not): so the pieces are the solutions'.
     const std::string heed = run_command(build_dir() + "/heed" + kShortTraining, &status);
@@ -427,12 +451,26 @@ TEST_SUITE("exercises") {
                "04: 3 of 6 passed\n");
     write_text((dir / "exercise-10.out").string(), "  10.1 clip_by_global_norm      not done yet: write it\n");
     int status = 0;
-    std::string out = run_command("MODE=score BUILD=" + dir.string() + " bash exercises/yours/yours.sh", &status);
+    const std::string score = "MODE=score BUILD=" + dir.string() + " YOURS=" + dir.string() + " bash exercises/yours/yours.sh";
+    std::string out = run_command(score, &status);
     CHECK(status == 0);
-    CHECK(out == "  your heed: 2 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n");
+    const std::string none_reached =
+        "  capstone 07 (your decoder step, loss and training loop): 0 of 3 passed\n"
+        "  milestones: make yours-test reaches them (your heed trains reverse, translates the seed sentence, its losses "
+        "equal heed's)\n";
+    CHECK(out == "  your heed: 2 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n" + none_reached);
     write_text((dir / "exercise-10.out").string(), "  10.1 clip_by_global_norm      passed\n");
-    out = run_command("MODE=score BUILD=" + dir.string() + " bash exercises/yours/yours.sh", &status);
-    CHECK(out == "  your heed: 3 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n");
+    out = run_command(score, &status);
+    CHECK(out == "  your heed: 3 of 7 pieces (make yours builds heed on them, make yours-test checks it)\n" + none_reached);
+    // The capstone counts 07.4-07.6 passed; the milestones are the last make yours-test's, when it passed.
+    write_text((dir / "exercise-07.out").string(),
+               "  07.3 context_vector           passed\n  07.4 decoder_step             passed\n"
+               "  07.5 batch_loss               passed\n  07.6 train_loop               wrong: the loss of step 3\n");
+    write_text((dir / "milestones").string(), "milestones: pieces done 3 of 7; your heed trains reverse: yes\n");
+    out = run_command(score, &status);
+    CHECK(out.find("  capstone 07 (your decoder step, loss and training loop): 2 of 3 passed\n"
+                   "  milestones: pieces done 3 of 7; your heed trains reverse: yes (make yours-test, " + dir.string() + "/)\n") !=
+          std::string::npos);
     std::filesystem::remove_all(dir);
   }
 }
