@@ -122,8 +122,9 @@ exercise-commands:
 # ---- a class's edition
 # make student-edition DIR=folder writes the repository as a class hands it out: every file of the
 # checkout (git's list, with files not yet committed; without git, every file but the builds) except
-# the solutions, the wrong answers and the self-test. DIR must not exist: nothing is overwritten.
-EDITION_LEAVES_OUT := exercises/solutions/% tests/exercises/% tests/exercises_test.cpp
+# the solutions, the wrong answers and the self-test (with the tests of your own heed, which build on
+# the solutions: tests/yours_*). DIR must not exist: nothing is overwritten.
+EDITION_LEAVES_OUT := exercises/solutions/% tests/exercises/% tests/exercises_test.cpp tests/yours_%
 .PHONY: student-edition student-edition-test
 student-edition:
 	@if [ -z "$(DIR)" ]; then echo "usage: make student-edition DIR=folder (a folder that does not exist yet)" >&2; exit 2; fi; \

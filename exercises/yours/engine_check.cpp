@@ -2,13 +2,15 @@
 // that the two can be compared. It calls heed's functions only (heed::linear, heed::cross_entropy,
 // ...): linked against your heed (build-yours/libheed.a), those are your pieces.
 //   engine-check grad          the gradient check (double, central differences) of every op a
-//                              piece of yours can replace, through heed's own entry points
+//                              piece of yours can replace, through heed's own entry points, and
+//                              of a graph with shared inputs (the backward pass itself)
 //   engine-check train STEPS   a short teacher-forced training of Bahdanau attention on reverse
 //                              (GRU, Adam, clipping), one loss a line with all 17 digits
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "autograd/elementwise.h"
 #include "autograd/gradcheck.h"
 #include "autograd/matmul.h"
 #include "autograd/reduce.h"
@@ -43,6 +45,11 @@ int gradients() {
   mask[3] = 0;  // row 0 ends early: positions 3 and 4 are padding
   mask[4] = 0;
   bool ok = true;
+  // The backward pass itself: h is used three times, x twice, one of them through h.
+  ok &= check("shared inputs", [](const std::vector<Var>& in) {
+    Var h = tanh(matmul(in[0], in[1]));
+    return sum(h + h * h) + sum(in[0]);
+  }, {u({3, 4}), u({4, 2})});
   ok &= check("matmul", [](const std::vector<Var>& in) { return matmul(in[0], in[1]); }, {u({3, 4}), u({4, 2})});
   ok &= check("matmul batched", [](const std::vector<Var>& in) { return matmul(in[0], in[1]); },
               {u({2, 3, 4}), u({2, 4, 2})});

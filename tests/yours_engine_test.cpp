@@ -1,0 +1,137 @@
+// Your own heed's engine pieces (make yours; exercises/README.md, "Your own heed"): the backward
+// pass of chapter 02 (exercise 02.4) replaces heed's Var::backward. With the solution's pass, heed
+// trains to the same bits; a known wrong pass is named once, with its check's table, and linked
+// unchecked it changes the training (so build-yours runs the student's pass, not an inlined copy
+// of heed's); a pass that calls heed's own Var::backward is refused.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <sys/wait.h>
+
+#include "tests/chapter_check.h"
+#include "tests/precision.h"
+
+namespace {
+
+std::string run(const std::string& command, int* status) {
+  std::string out;
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int raw = pclose(p);
+  *status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// make TARGET (yours or yours-test) in make test's build, a make of its own (no jobserver).
+std::string make(const std::string& target, const std::string& vars, int* status) {
+  return run("env -u MAKEFLAGS -u MFLAGS ${MAKE:-make} --no-print-directory -s " + target + " BUILD=" + build_dir() +
+                 " YOURS_CHAPTERS= " + vars,
+             status);
+}
+
+// DIR/02_autograd/exercises.cpp: chapter 02's solution with `from` replaced by `to` (the other
+// chapters absent: their pieces stay heed's, not done).
+void write_answers(const std::string& dir, const std::string& from, const std::string& to,
+                   const std::string& head = "") {
+  std::string text = head + read_file("exercises/solutions/02_autograd/exercises.cpp");
+  if (!from.empty()) {
+    REQUIRE_MESSAGE(text.find(from) != std::string::npos, from);
+    text.replace(text.find(from), from.size(), to);
+  }
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/02_autograd");
+  std::ofstream(dir + "/02_autograd/exercises.cpp", std::ios::binary) << text;
+}
+
+// heed train's --json line: the mean loss of the last steps, and the whole line.
+const std::string kTraining =
+    " train --task reverse --model additive --min-len 3 --max-len 6 --embed 8 --hidden 16 --batch 8"
+    " --steps 30 --seed 7 --eval-samples 20 --json";
+double loss_of(const std::string& out) {
+  const size_t at = out.find("\"loss\":");
+  REQUIRE_MESSAGE(at != std::string::npos, out);
+  return std::strtod(out.c_str() + at + 7, nullptr);
+}
+
+// " of N pieces", N the lines of exercises/yours/pieces (as make yours prints "k of N pieces").
+std::string of_pieces() {
+  std::ifstream in("exercises/yours/pieces");
+  int n = 0;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') ++n;
+  return " of " + std::to_string(n) + " pieces";
+}
+
+const bool kOtherBuild = std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build";
+
+}  // namespace
+
+TEST_SUITE("exercises") {
+  TEST_CASE("your heed: the backward pass (02.4) is a piece: the solution's trains to heed's bits, a wrong one is "
+            "named and changes training, one calling heed's is refused" *
+            DOUBLE_ONLY(kGradcheckReason) * doctest::skip(kOtherBuild)) {
+    const std::string dir = build_dir() + "/yours-backward";
+    const std::string answers = dir + "/answers";
+    int status = 0;
+    const std::string heed = run(build_dir() + "/heed" + kTraining, &status);
+    REQUIRE(status == 0);
+
+    // The solution's pass: the piece is yours, and heed train gives heed's loss to the bit (the
+    // pass runs the nodes in heed's order, so every gradient sums in heed's order).
+    write_answers(answers, "", "");
+    std::string out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir, &status);
+    {
+      INFO(out);
+      REQUIRE(status == 0);
+      CHECK(out.find("  backward        yours   02.4 backward_pass") != std::string::npos);
+      CHECK(out.find("1" + of_pieces() + " are yours") != std::string::npos);
+    }
+    std::string yours = run(dir + "/heed" + kTraining, &status);
+    REQUIRE(status == 0);
+    CHECK(loss_of(yours) == loss_of(heed));
+
+    // The nodes run in the order they were met (breadth first, not sorted): make yours-test names
+    // the piece once, with its check's report, and runs nothing on it.
+    write_answers(answers, "  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return graph.made(a) > graph.made(b); });\n", "");
+    out = make("yours-test", "ANSWERS=" + answers + " YOURS=" + dir, &status);
+    {
+      INFO(out);
+      CHECK(status != 0);
+      const std::string named = "the piece backward is not right: 02.4 backward_pass: wrong";
+      CHECK(out.find(named) != std::string::npos);
+      CHECK(out.find(named) == out.rfind(named));
+      CHECK(out.find("  02.4 backward_pass            wrong: node ") != std::string::npos);
+      CHECK(out.find("which uses it, had added its share to its gradient") != std::string::npos);
+      CHECK(out.find("1 piece(s) not right") != std::string::npos);
+      CHECK(out.find("gradcheck") == std::string::npos);
+    }
+    // Linked unchecked, that pass is what heed train runs: the loss is no longer heed's.
+    out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES=backward", &status);
+    REQUIRE_MESSAGE(status == 0, out);
+    yours = run(dir + "/heed" + kTraining, &status);
+    REQUIRE(status == 0);
+    CHECK(std::fabs(loss_of(yours) - loss_of(heed)) > 1e-6);
+
+    // A pass that hands the work to heed's own Var::backward (in your heed, itself) is refused.
+    write_answers(answers, "  const int64_t root = graph.root();\n",
+                  "  if (seed.numel() < 0) Var(seed, true).backward(seed);\n  const int64_t root = graph.root();\n",
+                  "#include \"autograd/var.h\"\n");
+    out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir, &status);
+    INFO(out);
+    CHECK(out.find("02.4 backward_pass: refused, it calls heed's own version") != std::string::npos);
+    CHECK(out.find("0" + of_pieces() + " are yours") != std::string::npos);
+  }
+}
