@@ -2,7 +2,9 @@
 // pass of chapter 02 (exercise 02.4) replaces heed's Var::backward. With the solution's pass, heed
 // trains to the same bits; a known wrong pass is named once, with its check's table, and linked
 // unchecked it changes the training (so build-yours runs the student's pass, not an inlined copy
-// of heed's); a pass that calls heed's own Var::backward is refused.
+// of heed's); a pass that calls heed's own Var::backward is refused. The backward rules of chapter
+// 02 (02.1-02.3) replace the rules of heed's tanh, mul and matmul: known wrong ones are named, and
+// linked unchecked they fail the gradient checks of heed's own ops.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -12,6 +14,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 #include <sys/wait.h>
 
 #include "tests/chapter_check.h"
@@ -42,14 +46,15 @@ std::string make(const std::string& target, const std::string& vars, int* status
              status);
 }
 
-// DIR/02_autograd/exercises.cpp: chapter 02's solution with `from` replaced by `to` (the other
-// chapters absent: their pieces stay heed's, not done).
-void write_answers(const std::string& dir, const std::string& from, const std::string& to,
-                   const std::string& head = "") {
+// DIR/02_autograd/exercises.cpp: chapter 02's solution with each edit's first text replaced by its
+// second, `head` before it (the other chapters absent: their pieces stay heed's, not done).
+using Edits = std::vector<std::pair<std::string, std::string>>;
+void write_answers(const std::string& dir, const Edits& edits, const std::string& head = "") {
   std::string text = head + read_file("exercises/solutions/02_autograd/exercises.cpp");
-  if (!from.empty()) {
+  for (const auto& edit : edits) {
+    const std::string& from = edit.first;
     REQUIRE_MESSAGE(text.find(from) != std::string::npos, from);
-    text.replace(text.find(from), from.size(), to);
+    text.replace(text.find(from), from.size(), edit.second);
   }
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir + "/02_autograd");
@@ -90,14 +95,15 @@ TEST_SUITE("exercises") {
     REQUIRE(status == 0);
 
     // The solution's pass: the piece is yours, and heed train gives heed's loss to the bit (the
-    // pass runs the nodes in heed's order, so every gradient sums in heed's order).
-    write_answers(answers, "", "");
+    // pass runs the nodes in heed's order, so every gradient sums in heed's order; the attention
+    // model trained here runs none of the three rules, which are yours too).
+    write_answers(answers, {});
     std::string out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir, &status);
     {
       INFO(out);
       REQUIRE(status == 0);
       CHECK(out.find("  backward        yours   02.4 backward_pass") != std::string::npos);
-      CHECK(out.find("1" + of_pieces() + " are yours") != std::string::npos);
+      CHECK(out.find("4" + of_pieces() + " are yours") != std::string::npos);  // and chapter 02's three rules
     }
     std::string yours = run(dir + "/heed" + kTraining, &status);
     REQUIRE(status == 0);
@@ -105,7 +111,7 @@ TEST_SUITE("exercises") {
 
     // The nodes run in the order they were met (breadth first, not sorted): make yours-test names
     // the piece once, with its check's report, and runs nothing on it.
-    write_answers(answers, "  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return graph.made(a) > graph.made(b); });\n", "");
+    write_answers(answers, {{"  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return graph.made(a) > graph.made(b); });\n", ""}});
     out = make("yours-test", "ANSWERS=" + answers + " YOURS=" + dir, &status);
     {
       INFO(out);
@@ -116,7 +122,7 @@ TEST_SUITE("exercises") {
       CHECK(out.find("  02.4 backward_pass            wrong: node ") != std::string::npos);
       CHECK(out.find("which uses it, had added its share to its gradient") != std::string::npos);
       CHECK(out.find("1 piece(s) not right") != std::string::npos);
-      CHECK(out.find("gradcheck") == std::string::npos);
+      CHECK(out.find("yours-test: the gradient checks") == std::string::npos);
     }
     // Linked unchecked, that pass is what heed train runs: the loss is no longer heed's.
     out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES=backward", &status);
@@ -126,12 +132,60 @@ TEST_SUITE("exercises") {
     CHECK(std::fabs(loss_of(yours) - loss_of(heed)) > 1e-6);
 
     // A pass that hands the work to heed's own Var::backward (in your heed, itself) is refused.
-    write_answers(answers, "  const int64_t root = graph.root();\n",
-                  "  if (seed.numel() < 0) Var(seed, true).backward(seed);\n  const int64_t root = graph.root();\n",
+    write_answers(answers,
+                  {{"  const int64_t root = graph.root();\n",
+                    "  if (seed.numel() < 0) Var(seed, true).backward(seed);\n  const int64_t root = graph.root();\n"}},
                   "#include \"autograd/var.h\"\n");
     out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir, &status);
     INFO(out);
-    CHECK(out.find("02.4 backward_pass: refused, it calls heed's own version") != std::string::npos);
-    CHECK(out.find("0" + of_pieces() + " are yours") != std::string::npos);
+    CHECK(out.find("  backward        heed's  02.4 backward_pass: refused, it calls heed's own version") != std::string::npos);
+    CHECK(out.find("3" + of_pieces() + " are yours") != std::string::npos);  // chapter 02's three rules
+  }
+
+  TEST_CASE("your heed: chapter 02's backward rules are the rules of heed's tanh, mul and matmul" *
+            DOUBLE_ONLY(kGradcheckReason) * doctest::skip(kOtherBuild)) {
+    // Three known wrong rules (tests/exercises/02_wrong.cpp has them): tanh's derivative with its
+    // sign flipped, mul's gradients swapped, matmul's db forgotten.
+    const std::string dir = build_dir() + "/yours-rules";
+    const std::string answers = dir + "/answers";
+    write_answers(answers, {{"sub(Tensor::ones(y.shape()), mul(y, y))", "sub(mul(y, y), Tensor::ones(y.shape()))"},
+                            {"return {mul(dy, b), mul(dy, a)};", "return {mul(dy, a), mul(dy, b)};"},
+                            {"matmul_tn(a, dy)};", "Tensor::zeros(b.shape())};"}});
+    int status = 0;
+    std::string out = make("yours-test", "ANSWERS=" + answers + " YOURS=" + dir, &status);
+    {
+      INFO(out);
+      CHECK(status != 0);
+      for (const char* named : {"the piece tanh_backward is not right: 02.1 tanh_backward: wrong",
+                                "the piece mul_backward is not right: 02.2 mul_backward: wrong",
+                                "the piece matmul_backward is not right: 02.3 matmul_backward: wrong"}) {
+        CHECK_MESSAGE(out.find(named) != std::string::npos, named);
+        CHECK(out.find(named) == out.rfind(named));
+      }
+      CHECK(out.find("  02.1 tanh_backward            wrong: ") != std::string::npos);
+      CHECK(out.find("3 piece(s) not right") != std::string::npos);
+      CHECK(out.find("  backward        yours   02.4 backward_pass") != std::string::npos);
+      CHECK(out.find("yours-test: the gradient checks") == std::string::npos);  // nothing built on them ran
+    }
+    // Linked unchecked, they are the rules heed's own ops run: the gradient checks of those ops
+    // fail, the others pass. (gradcheck itself weighs the output with a product, so a wrong mul
+    // fails every check: it is linked alone.)
+    out = make("yours-test", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES='tanh_backward matmul_backward'",
+               &status);
+    {
+      INFO(out);
+      CHECK(status != 0);
+      CHECK(out.find("2" + of_pieces() + " are yours") != std::string::npos);
+      for (const char* line : {"gradcheck tanh             FAILED", "gradcheck matmul           FAILED",
+                               "gradcheck matmul batched   FAILED", "gradcheck mul              ok",
+                               "gradcheck linear           ok", "gradcheck cross_entropy    ok"})
+        CHECK_MESSAGE(out.find(line) != std::string::npos, line);
+    }
+    out = make("yours-test", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES=mul_backward", &status);
+    INFO(out);
+    CHECK(status != 0);
+    CHECK(out.find("1" + of_pieces() + " are yours") != std::string::npos);
+    CHECK(out.find("gradcheck mul              FAILED") != std::string::npos);
+    CHECK(out.find("a gradient check failed on your heed") != std::string::npos);
   }
 }

@@ -50,6 +50,9 @@ int gradients() {
     Var h = tanh(matmul(in[0], in[1]));
     return sum(h + h * h) + sum(in[0]);
   }, {u({3, 4}), u({4, 2})});
+  ok &= check("tanh", [](const std::vector<Var>& in) { return tanh(in[0]); }, {u({3, 4})});
+  ok &= check("mul", [](const std::vector<Var>& in) { return mul(in[0], in[1]); }, {u({3, 4}), u({3, 4})});
+  ok &= check("mul broadcast", [](const std::vector<Var>& in) { return mul(in[0], in[1]); }, {u({3, 4}), u({4})});
   ok &= check("matmul", [](const std::vector<Var>& in) { return matmul(in[0], in[1]); }, {u({3, 4}), u({4, 2})});
   ok &= check("matmul batched", [](const std::vector<Var>& in) { return matmul(in[0], in[1]); },
               {u({2, 3, 4}), u({2, 4, 2})});
