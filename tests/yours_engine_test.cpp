@@ -46,19 +46,22 @@ std::string make(const std::string& target, const std::string& vars, int* status
              status);
 }
 
-// DIR/02_autograd/exercises.cpp: chapter 02's solution with each edit's first text replaced by its
+// DIR/FOLDER/exercises.cpp: that chapter's solution with each edit's first text replaced by its
 // second, `head` before it (the other chapters absent: their pieces stay heed's, not done).
 using Edits = std::vector<std::pair<std::string, std::string>>;
-void write_answers(const std::string& dir, const Edits& edits, const std::string& head = "") {
-  std::string text = head + read_file("exercises/solutions/02_autograd/exercises.cpp");
+void write_chapter(const std::string& dir, const std::string& folder, const Edits& edits, const std::string& head = "") {
+  std::string text = head + read_file("exercises/solutions/" + folder + "/exercises.cpp");
   for (const auto& edit : edits) {
     const std::string& from = edit.first;
     REQUIRE_MESSAGE(text.find(from) != std::string::npos, from);
     text.replace(text.find(from), from.size(), edit.second);
   }
   std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir + "/02_autograd");
-  std::ofstream(dir + "/02_autograd/exercises.cpp", std::ios::binary) << text;
+  std::filesystem::create_directories(dir + "/" + folder);
+  std::ofstream(dir + "/" + folder + "/exercises.cpp", std::ios::binary) << text;
+}
+void write_answers(const std::string& dir, const Edits& edits, const std::string& head = "") {
+  write_chapter(dir, "02_autograd", edits, head);
 }
 
 // heed train's --json line: the mean loss of the last steps, and the whole line.
@@ -187,5 +190,48 @@ TEST_SUITE("exercises") {
     CHECK(out.find("1" + of_pieces() + " are yours") != std::string::npos);
     CHECK(out.find("gradcheck mul              FAILED") != std::string::npos);
     CHECK(out.find("a gradient check failed on your heed") != std::string::npos);
+  }
+
+  TEST_CASE("your heed: chapter 01's broadcast sum and softmax and chapter 04's softmax rule are what heed runs" *
+            DOUBLE_ONLY(kGradcheckReason) * doctest::skip(kOtherBuild)) {
+    // Known wrong answers (tests/exercises_test.cpp has make yours-test name them), linked unchecked
+    // one at a time: each changes what heed computes, so build-yours runs it.
+    const std::string dir = build_dir() + "/yours-tensors";
+    const std::string answers = dir + "/answers";
+    int status = 0;
+    write_chapter(answers, "01_tensors",
+                  {{"b[(rb == 1 ? 0 : i) * cb + (cb == 1 ? 0 : j)]", "b[(cb == 1 ? 0 : j)]"},  // b's first row only
+                   {"y[i * D + j] /= s;", "y[i * D + j] /= D;"}});                             // not normalised
+    // A softmax of yours that does not normalise: heed's softmax op fails its gradient check.
+    std::string out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES=softmax_rows", &status);
+    REQUIRE_MESSAGE(status == 0, out);
+    out = run(dir + "/engine-check grad", &status);
+    {
+      INFO(out);
+      CHECK(status != 0);
+      CHECK(out.find("gradcheck softmax          FAILED") != std::string::npos);
+      CHECK(out.find("gradcheck linear           ok") != std::string::npos);
+    }
+    // A broadcast sum of yours reading b's first row only: heed's + of Vars, whose forward it is,
+    // fails its gradient check (b's other rows never reach the result).
+    out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES=broadcast_add", &status);
+    REQUIRE_MESSAGE(status == 0, out);
+    out = run(dir + "/engine-check grad", &status);
+    {
+      INFO(out);
+      CHECK(status != 0);
+      CHECK(out.find("gradcheck add broadcast    FAILED") != std::string::npos);
+      CHECK(out.find("gradcheck softmax          ok") != std::string::npos);
+    }
+    // A softmax gradient without its sum term: heed's softmax op fails its gradient check.
+    write_chapter(answers, "04_classifiers", {{"return mul(y, sub(dy, sum(mul(y, dy), 1, true)));", "return mul(y, dy);"}});
+    out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES=softmax_grad", &status);
+    REQUIRE_MESSAGE(status == 0, out);
+    out = run(dir + "/engine-check grad", &status);
+    INFO(out);
+    CHECK(status != 0);
+    CHECK(out.find("gradcheck softmax          FAILED") != std::string::npos);
+    CHECK(out.find("gradcheck softmax axis 0   FAILED") != std::string::npos);
+    CHECK(out.find("gradcheck linear           ok") != std::string::npos);
   }
 }

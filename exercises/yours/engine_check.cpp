@@ -53,6 +53,9 @@ int gradients() {
   ok &= check("tanh", [](const std::vector<Var>& in) { return tanh(in[0]); }, {u({3, 4})});
   ok &= check("mul", [](const std::vector<Var>& in) { return mul(in[0], in[1]); }, {u({3, 4}), u({3, 4})});
   ok &= check("mul broadcast", [](const std::vector<Var>& in) { return mul(in[0], in[1]); }, {u({3, 4}), u({4})});
+  ok &= check("softmax", [](const std::vector<Var>& in) { return softmax(in[0], 1); }, {u({3, 5})});
+  ok &= check("softmax axis 0", [](const std::vector<Var>& in) { return softmax(in[0], 0); }, {u({3, 2, 4})});
+  ok &= check("add broadcast", [](const std::vector<Var>& in) { return tanh(in[0] + in[1]); }, {u({2, 3, 4}), u({3, 1})});
   ok &= check("matmul", [](const std::vector<Var>& in) { return matmul(in[0], in[1]); }, {u({3, 4}), u({4, 2})});
   ok &= check("matmul batched", [](const std::vector<Var>& in) { return matmul(in[0], in[1]); },
               {u({2, 3, 4}), u({2, 4, 2})});
