@@ -355,7 +355,8 @@ TEST_SUITE("exercises") {
     // The solutions with one known wrong answer for every piece but chapter 02's
     // (tests/yours_engine_test.cpp has those; the kinds tests/exercises/NN_wrong.cpp holds): a sum
     // that reads b's first row only, a product that assigns instead of adding, a softmax divided
-    // by the row's length, a softmax gradient without its sum term, linear_forward's bias
+    // by the row's length, a softmax gradient without its sum term, an embedding gradient that
+    // assigns instead of adding, linear_forward's bias
     // forgotten, the cross-entropy gradient's sign flipped, Adam without its bias correction, the
     // mask ignored, clipping that scales up; and context_vector handing its work to heed's
     // weighted_sum (which, linked in its place, would call itself for ever).
@@ -372,6 +373,7 @@ TEST_SUITE("exercises") {
           {"y[i * D + j] /= s;", "y[i * D + j] /= D;"}}},
         {"04_classifiers",
          {{"return mul(y, sub(dy, sum(mul(y, dy), 1, true)));", "return mul(y, dy);"},
+          {"dW[ids[r] * E + e] += dy", "dW[ids[r] * E + e] = dy"},
           {"return matmul_nt(x, W) + b;", "return matmul_nt(x, W);"},
           {"(d - (j == targets[r])) / kept", "((j == targets[r]) - d) / kept"},
           {"p[i] -= lr * (m[i] / c1) / (std::sqrt(v[i] / c2) + eps);", "p[i] -= lr * m[i] / (std::sqrt(v[i]) + eps);"}}},
@@ -400,6 +402,7 @@ TEST_SUITE("exercises") {
                                 "the piece matmul is not right: 01.2 matmul_loops: wrong",
                                 "the piece softmax_rows is not right: 01.3 softmax_rows: wrong",
                                 "the piece softmax_grad is not right: 04.1 softmax_backward: wrong",
+                                "the piece embedding is not right: 04.5 embedding_backward: wrong",
                                 "the piece linear is not right: 04.4 linear_forward: wrong",
                                 "the piece cross_entropy is not right: 04.3 cross_entropy_backward: wrong",
                                 "the piece adam is not right: 04.6 adam_step: wrong",
@@ -410,7 +413,7 @@ TEST_SUITE("exercises") {
       // Each once, with its check's report under it.
       CHECK(out.find("the piece linear is not right") == out.rfind("the piece linear is not right"));
       CHECK(out.find("  04.4 linear_forward           wrong: linear_forward(x, W, b) differs") != std::string::npos);
-      CHECK(out.find("10 piece(s) not right") != std::string::npos);
+      CHECK(out.find("11 piece(s) not right") != std::string::npos);
       CHECK(out.find("0" + of_pieces() + " are yours") != std::string::npos);
       CHECK(out.find("yours-test: the gradient checks") == std::string::npos);  // nothing built on them ran
       CHECK(out.find("training steps") == std::string::npos);

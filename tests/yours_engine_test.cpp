@@ -192,7 +192,7 @@ TEST_SUITE("exercises") {
     CHECK(out.find("a gradient check failed on your heed") != std::string::npos);
   }
 
-  TEST_CASE("your heed: chapter 01's broadcast sum and softmax and chapter 04's softmax rule are what heed runs" *
+  TEST_CASE("your heed: chapter 01's broadcast sum and softmax and chapter 04's softmax and embedding rules are what heed runs" *
             DOUBLE_ONLY(kGradcheckReason) * doctest::skip(kOtherBuild)) {
     // Known wrong answers (tests/exercises_test.cpp has make yours-test name them), linked unchecked
     // one at a time: each changes what heed computes, so build-yours runs it.
@@ -223,15 +223,26 @@ TEST_SUITE("exercises") {
       CHECK(out.find("gradcheck add broadcast    FAILED") != std::string::npos);
       CHECK(out.find("gradcheck softmax          ok") != std::string::npos);
     }
-    // A softmax gradient without its sum term: heed's softmax op fails its gradient check.
-    write_chapter(answers, "04_classifiers", {{"return mul(y, sub(dy, sum(mul(y, dy), 1, true)));", "return mul(y, dy);"}});
-    out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES=softmax_grad", &status);
+    // A softmax gradient without its sum term, and an embedding gradient that assigns instead of
+    // adding (a repeated id keeps one of its rows' gradients): heed's softmax and embedding ops
+    // fail their gradient checks, and heed train, whose embeddings take that gradient, no longer
+    // gives heed's loss.
+    write_chapter(answers, "04_classifiers", {{"return mul(y, sub(dy, sum(mul(y, dy), 1, true)));", "return mul(y, dy);"},
+                                              {"dW[ids[r] * E + e] += dy", "dW[ids[r] * E + e] = dy"}});
+    out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES='softmax_grad embedding'", &status);
     REQUIRE_MESSAGE(status == 0, out);
     out = run(dir + "/engine-check grad", &status);
-    INFO(out);
-    CHECK(status != 0);
-    CHECK(out.find("gradcheck softmax          FAILED") != std::string::npos);
-    CHECK(out.find("gradcheck softmax axis 0   FAILED") != std::string::npos);
-    CHECK(out.find("gradcheck linear           ok") != std::string::npos);
+    {
+      INFO(out);
+      CHECK(status != 0);
+      for (const char* line : {"gradcheck softmax          FAILED", "gradcheck softmax axis 0   FAILED",
+                               "gradcheck embedding        FAILED", "gradcheck linear           ok"})
+        CHECK_MESSAGE(out.find(line) != std::string::npos, line);
+    }
+    const std::string heed = run(build_dir() + "/heed" + kTraining, &status);
+    REQUIRE(status == 0);
+    const std::string yours = run(dir + "/heed" + kTraining, &status);
+    REQUIRE(status == 0);
+    CHECK(std::fabs(loss_of(yours) - loss_of(heed)) > 1e-6);
   }
 }
