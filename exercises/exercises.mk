@@ -132,7 +132,7 @@ student-edition:
 	 if [ -z "$(EX_FULL)" ]; then echo "student-edition: this is an edition already (no tests/exercises/)" >&2; exit 2; fi; \
 	 { git ls-files --cached --others --exclude-standard 2>/dev/null || \
 	   find . -type f ! -path './build*' ! -path './.git/*' | sed 's|^\./||'; } | sort -u | \
-	   grep -v -e '^exercises/solutions/' -e '^tests/exercises/' -e '^tests/exercises_test\.cpp$$' -e '^build' | \
+	   grep -v -e '^exercises/solutions/' -e '^tests/exercises/' -e '^tests/exercises_test\.cpp$$' -e '^tests/yours_' -e '^build' | \
 	   while read -r f; do [ -f "$$f" ] && printf '%s\n' "$$f"; done >$(BUILD)/student-edition.files || exit 1; \
 	 mkdir -p "$(DIR)" && tar -cf - -T $(BUILD)/student-edition.files | tar -C "$(DIR)" -xf - && \
 	 echo "student-edition: $(DIR) holds $$(wc -l <$(BUILD)/student-edition.files) files (no solutions, no self-test)"
@@ -146,7 +146,7 @@ student-edition-test: $(TESTS) $(CHAPTER_BINS) $(HEED) $(FLOAT_LIB)
 	@rm -rf $(EDITION) && mkdir -p $(BUILD)
 	@$(MAKE) --no-print-directory -s student-edition DIR=$(EDITION)
 	@mkdir -p $(EDITION)/$(BUILD) && \
-	 tar -C $(BUILD) --exclude=./obj/tests/exercises --exclude='./obj/tests/exercises_test.*' \
+	 tar -C $(BUILD) --exclude=./obj/tests/exercises --exclude='./obj/tests/exercises_test.*' --exclude='./obj/tests/yours_*' \
 	   -cf - ./flags ./obj ./libheed.a $(if $(HEED),./heed) $(patsubst $(BUILD)/%,./%,$(CHAPTER_BINS)) | tar -C $(EDITION)/$(BUILD) -xf -
 	@mkdir -p $(EDITION)/$(FLOAT_BUILD) && tar -C $(FLOAT_BUILD) -cf - ./flags ./obj ./libheed.a | tar -C $(EDITION)/$(FLOAT_BUILD) -xf -
 	@$(MAKE) --no-print-directory -C $(EDITION) test
