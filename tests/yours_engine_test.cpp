@@ -88,8 +88,9 @@ const bool kOtherBuild = std::getenv("HEED_BUILD") && std::string(std::getenv("H
 }  // namespace
 
 TEST_SUITE("exercises") {
-  TEST_CASE("your heed: the backward pass (02.4) is a piece: the solution's trains to heed's bits, a wrong one is "
-            "named and changes training, one calling heed's is refused" *
+  TEST_CASE("your heed: chapter 02's pieces: the solution's pass trains to heed's bits; wrong ones are named, and "
+            "linked unchecked change training (the pass) or fail their ops' gradient checks (the rules); one calling "
+            "heed's is refused" *
             DOUBLE_ONLY(kGradcheckReason) * doctest::skip(kOtherBuild)) {
     const std::string dir = build_dir() + "/yours-backward";
     const std::string answers = dir + "/answers";
@@ -112,9 +113,14 @@ TEST_SUITE("exercises") {
     REQUIRE(status == 0);
     CHECK(loss_of(yours) == loss_of(heed));
 
-    // The nodes run in the order they were met (breadth first, not sorted): make yours-test names
-    // the piece once, with its check's report, and runs nothing on it.
-    write_answers(answers, {{"  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return graph.made(a) > graph.made(b); });\n", ""}});
+    // Known wrong answers (tests/exercises/02_wrong.cpp has their kinds): a pass that runs the
+    // nodes in the order met (breadth first, not sorted), tanh's derivative with its sign flipped,
+    // mul's gradients swapped, matmul's db forgotten. make yours-test names each piece once, with
+    // its check's report, and runs nothing on them.
+    write_answers(answers, {{"  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return graph.made(a) > graph.made(b); });\n", ""},
+                            {"sub(Tensor::ones(y.shape()), mul(y, y))", "sub(mul(y, y), Tensor::ones(y.shape()))"},
+                            {"return {mul(dy, b), mul(dy, a)};", "return {mul(dy, a), mul(dy, b)};"},
+                            {"matmul_tn(a, dy)};", "Tensor::zeros(b.shape())};"}});
     out = make("yours-test", "ANSWERS=" + answers + " YOURS=" + dir, &status);
     {
       INFO(out);
@@ -124,8 +130,15 @@ TEST_SUITE("exercises") {
       CHECK(out.find(named) == out.rfind(named));
       CHECK(out.find("  02.4 backward_pass            wrong: node ") != std::string::npos);
       CHECK(out.find("which uses it, had added its share to its gradient") != std::string::npos);
-      CHECK(out.find("1 piece(s) not right") != std::string::npos);
-      CHECK(out.find("yours-test: the gradient checks") == std::string::npos);
+      for (const char* rule : {"the piece tanh_backward is not right: 02.1 tanh_backward: wrong",
+                               "the piece mul_backward is not right: 02.2 mul_backward: wrong",
+                               "the piece matmul_backward is not right: 02.3 matmul_backward: wrong"}) {
+        CHECK_MESSAGE(out.find(rule) != std::string::npos, rule);
+        CHECK(out.find(rule) == out.rfind(rule));
+      }
+      CHECK(out.find("  02.1 tanh_backward            wrong: ") != std::string::npos);
+      CHECK(out.find("4 piece(s) not right") != std::string::npos);
+      CHECK(out.find("yours-test: the gradient checks") == std::string::npos);  // nothing built on them ran
     }
     // Linked unchecked, that pass is what heed train runs: the loss is no longer heed's.
     out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES=backward", &status);
@@ -133,43 +146,6 @@ TEST_SUITE("exercises") {
     yours = run(dir + "/heed" + kTraining, &status);
     REQUIRE(status == 0);
     CHECK(std::fabs(loss_of(yours) - loss_of(heed)) > 1e-6);
-
-    // A pass that hands the work to heed's own Var::backward (in your heed, itself) is refused.
-    write_answers(answers,
-                  {{"  const int64_t root = graph.root();\n",
-                    "  if (seed.numel() < 0) Var(seed, true).backward(seed);\n  const int64_t root = graph.root();\n"}},
-                  "#include \"autograd/var.h\"\n");
-    out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir, &status);
-    INFO(out);
-    CHECK(out.find("  backward        heed's  02.4 backward_pass: refused, it calls heed's own version") != std::string::npos);
-    CHECK(out.find("3" + of_pieces() + " are yours") != std::string::npos);  // chapter 02's three rules
-  }
-
-  TEST_CASE("your heed: chapter 02's backward rules are the rules of heed's tanh, mul and matmul" *
-            DOUBLE_ONLY(kGradcheckReason) * doctest::skip(kOtherBuild)) {
-    // Three known wrong rules (tests/exercises/02_wrong.cpp has them): tanh's derivative with its
-    // sign flipped, mul's gradients swapped, matmul's db forgotten.
-    const std::string dir = build_dir() + "/yours-rules";
-    const std::string answers = dir + "/answers";
-    write_answers(answers, {{"sub(Tensor::ones(y.shape()), mul(y, y))", "sub(mul(y, y), Tensor::ones(y.shape()))"},
-                            {"return {mul(dy, b), mul(dy, a)};", "return {mul(dy, a), mul(dy, b)};"},
-                            {"matmul_tn(a, dy)};", "Tensor::zeros(b.shape())};"}});
-    int status = 0;
-    std::string out = make("yours-test", "ANSWERS=" + answers + " YOURS=" + dir, &status);
-    {
-      INFO(out);
-      CHECK(status != 0);
-      for (const char* named : {"the piece tanh_backward is not right: 02.1 tanh_backward: wrong",
-                                "the piece mul_backward is not right: 02.2 mul_backward: wrong",
-                                "the piece matmul_backward is not right: 02.3 matmul_backward: wrong"}) {
-        CHECK_MESSAGE(out.find(named) != std::string::npos, named);
-        CHECK(out.find(named) == out.rfind(named));
-      }
-      CHECK(out.find("  02.1 tanh_backward            wrong: ") != std::string::npos);
-      CHECK(out.find("3 piece(s) not right") != std::string::npos);
-      CHECK(out.find("  backward        yours   02.4 backward_pass") != std::string::npos);
-      CHECK(out.find("yours-test: the gradient checks") == std::string::npos);  // nothing built on them ran
-    }
     // Linked unchecked, they are the rules heed's own ops run: the gradient checks of those ops
     // fail, the others pass. (gradcheck itself weighs the output with a product, so a wrong mul
     // fails every check: it is linked alone.)
@@ -185,11 +161,23 @@ TEST_SUITE("exercises") {
         CHECK_MESSAGE(out.find(line) != std::string::npos, line);
     }
     out = make("yours-test", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES=mul_backward", &status);
+    {
+      INFO(out);
+      CHECK(status != 0);
+      CHECK(out.find("1" + of_pieces() + " are yours") != std::string::npos);
+      CHECK(out.find("gradcheck mul              FAILED") != std::string::npos);
+      CHECK(out.find("a gradient check failed on your heed") != std::string::npos);
+    }
+
+    // A pass that hands the work to heed's own Var::backward (in your heed, itself) is refused.
+    write_answers(answers,
+                  {{"  const int64_t root = graph.root();\n",
+                    "  if (seed.numel() < 0) Var(seed, true).backward(seed);\n  const int64_t root = graph.root();\n"}},
+                  "#include \"autograd/var.h\"\n");
+    out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir, &status);
     INFO(out);
-    CHECK(status != 0);
-    CHECK(out.find("1" + of_pieces() + " are yours") != std::string::npos);
-    CHECK(out.find("gradcheck mul              FAILED") != std::string::npos);
-    CHECK(out.find("a gradient check failed on your heed") != std::string::npos);
+    CHECK(out.find("  backward        heed's  02.4 backward_pass: refused, it calls heed's own version") != std::string::npos);
+    CHECK(out.find("3" + of_pieces() + " are yours") != std::string::npos);  // chapter 02's three rules
   }
 
   TEST_CASE("your heed: chapter 01's broadcast sum and softmax and chapter 04's softmax and embedding rules are what heed runs" *
