@@ -1,0 +1,206 @@
+// Your own heed's model pieces (exercises/yours/pieces, issue 28): the GRU and LSTM steps
+// (exercise 05), the additive, general and scaled dot scores (07, 08) and the layer norm (13).
+// With the solutions, heed train on each model that uses them reaches heed's losses to 1e-9;
+// a known wrong answer and an answer calling heed's own version are each named once, with the
+// check's table; and each wrong answer linked in unchecked (YOURS_PIECES) changes the losses of
+// the one model that uses that piece alone, so the student's function is what heed runs there.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tests/chapter_check.h"
+#include "tests/heed_cli.h"
+#include "tests/precision.h"
+
+namespace {
+
+using heed::sh;
+using heed::slurp;
+
+// The answers of chapter `folder`: the solution with each (from, to) edit made once.
+struct Answer {
+  std::string folder;
+  std::vector<std::pair<std::string, std::string>> edits;
+  std::string include;  // a header the edited answer needs, put first ("" for none)
+};
+
+// Writes each answer into DIR/folder/exercises.cpp, only when it changed (make then rebuilds
+// only what did), and deletes chapters that are no longer in the list.
+void write_answers(const std::string& dir, const std::vector<Answer>& answers) {
+  for (const Answer& a : answers) {
+    std::string text = slurp("exercises/solutions/" + a.folder + "/exercises.cpp");
+    REQUIRE_MESSAGE(!text.empty(), a.folder);
+    for (const auto& edit : a.edits) {
+      const size_t at = text.find(edit.first);
+      REQUIRE_MESSAGE(at != std::string::npos, a.folder << ": " << edit.first);
+      text.replace(at, edit.first.size(), edit.second);
+    }
+    if (!a.include.empty()) text = "#include \"" + a.include + "\"\n" + text;
+    const std::string path = dir + "/" + a.folder + "/exercises.cpp";
+    if (slurp(path) == text) continue;
+    std::filesystem::create_directories(dir + "/" + a.folder);
+    std::ofstream(path, std::ios::binary) << text;
+  }
+}
+
+// make TARGET in the repository, in the tests' build, with the variables given.
+heed::Shell make_yours(const heed::Scratch& s, const std::string& target, const std::string& vars) {
+  return sh(s, std::filesystem::current_path().string(),
+            "env -u MAKEFLAGS -u MFLAGS ${MAKE:-make} --no-print-directory -s " + target + " BUILD=" + build_dir() +
+                " YOURS_CHAPTERS= " + vars);
+}
+
+// A short training (heed train --json's loss: the mean of the last 50 steps) of PROGRAM.
+double loss_of(const heed::Scratch& s, const std::string& program, const std::string& model) {
+  const heed::Shell r = sh(s, ".",
+                           runner() + program +
+                               " train --task reverse --min-len 3 --max-len 6 --embed 8 --batch 8 --steps 30 --seed 7"
+                               " --eval-samples 20 --json " +
+                               model);
+  INFO(program << " " << model << "\n" << r.out);
+  REQUIRE(r.status == 0);
+  const size_t at = r.out.rfind("\"loss\":");
+  REQUIRE(at != std::string::npos);
+  return std::strtod(r.out.c_str() + at + 7, nullptr);
+}
+
+// Each model, and the piece it alone runs on beside heed's own (an RNN cell is heed's).
+const std::vector<std::pair<std::string, std::string>> kModelOfPiece = {
+    {"gru", "--model plain --hidden 16"},
+    {"lstm", "--model plain --cell lstm --hidden 16"},
+    {"additive", "--model additive --cell rnn --hidden 16"},
+    {"general", "--model general --cell rnn --hidden 16"},
+    {"scaled", "--model scaled --cell rnn --hidden 16"},
+    {"layer_norm", "--model transformer --layers 1 --heads 2 --ff 16"},
+};
+
+bool skipped_build() { return std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build"; }
+
+}  // namespace
+
+TEST_SUITE("exercises") {
+  TEST_CASE("your heed's model pieces: with the solutions, every model trains to heed's losses" *
+            DOUBLE_ONLY(kGradcheckReason) * doctest::skip(skipped_build())) {
+    heed::Scratch s("yours-model");
+    const std::string dir = build_dir() + "/yours-model-solutions";
+    heed::Shell r = make_yours(s, "yours", "ANSWERS=exercises/solutions YOURS=" + dir);
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    for (const char* line : {"  gru             yours   05.1 gru_step", "  lstm            yours   05.2 lstm_step",
+                             "  additive        yours   07.1 additive_scores",
+                             "  general         yours   08.1 general_scores",
+                             "  scaled          yours   08.2 scaled_dot_scores",
+                             "  layer_norm      yours   13.1 layer_norm_rows"})
+      CHECK_MESSAGE(r.out.find(line) != std::string::npos, line);
+    // Every model, and the issue's own: heed train --task reverse --model additive (a GRU).
+    for (const std::string model :
+         {"--model additive --hidden 16", "--model additive --cell lstm --hidden 16", "--model general --hidden 16",
+          "--model scaled --hidden 16", "--model transformer --layers 1 --heads 2 --ff 16",
+          "--model transformer --layers 1 --heads 2 --ff 16 --norm-first"}) {
+      const double heed = loss_of(s, build_dir() + "/heed", model), yours = loss_of(s, dir + "/heed", model);
+      CHECK_MESSAGE(std::fabs(heed - yours) <= 1e-9, model << ": heed " << heed << ", yours " << yours);
+    }
+  }
+
+  TEST_CASE("your heed's model pieces: a wrong or refused piece is named once; linked, each changes its model" *
+            DOUBLE_ONLY(kGradcheckReason) * doctest::skip(skipped_build())) {
+    heed::Scratch s("yours-model");
+    // Known wrong answers (the kinds tests/exercises/NN_wrong.cpp holds), one for every piece.
+    const std::vector<Answer> wrong = {
+        {"05_recurrent_cells",
+         {{"return (1.0 - z) * n + z * h;", "return z * n + (1.0 - z) * h;"},  // z and 1 - z swapped
+          {"return {o * tanh(c2), c2};", "return {o * c2, c2};"}},            // no tanh on c'
+         ""},
+        {"07_additive_attention", {{"Var t = tanh(keys + query);", "Var t = keys + query;"}}, ""},  // no tanh
+        {"08_multiplicative_attention",
+         {{"return reshape(matmul(h, q), {B, S});", "return reshape(matmul(h, q), {B, S}) / std::sqrt(static_cast<real>(Dk));"},
+          {"{B, S}) / std::sqrt(static_cast<real>(D));", "{B, S}) / static_cast<real>(D);"}},  // scaled by D
+         ""},
+        {"13_transformer", {{"xc / sqrt(var + 1e-5)", "xc / (sqrt(var) + 1e-5)"}}, ""},  // eps outside the root
+    };
+    // Answers that hand their piece to heed's own version of it: linked, each would call itself.
+    const std::vector<Answer> refused = {
+        {"05_recurrent_cells",
+         {{"return (1.0 - z) * n + z * h;", "return heed::gru_step(xp, h, W_hh, b_hh);"},
+          {"return {o * tanh(c2), c2};",
+           "Var hc = heed::lstm_step(matmul_nt(x, W_ih) + b_ih, h, c, W_hh, b_hh);\n"
+           "  return {slice(hc, 1, 0, H), slice(hc, 1, H, 2 * H)};"}},
+         ""},
+        {"07_additive_attention",
+         {{"Var t = tanh(keys + query);",
+           "return heed::additive_score(keys, matmul_nt(s, W2), v);\n  Var t = tanh(keys + query);"}},
+         "nn/attention.h"},
+        {"08_multiplicative_attention",
+         {{"Var q = reshape(matmul(s, W), {B, Dk, 1});",
+           "Generator gen(1);\n  GeneralScore layer(s.shape()[1], Dk, gen);\n  layer.W.weight = W;\n"
+           "  return layer.score(s, layer.prepare(h));\n  Var q = reshape(matmul(s, W), {B, Dk, 1});"},
+          {"return reshape(matmul(h, reshape(s, {B, D, 1})), {B, S}) / std::sqrt(static_cast<real>(D));",
+           "(void)B; (void)S; (void)D; return DotScore(true).score(s, h);"}},
+         "nn/attention.h"},
+        {"13_transformer", {{"return xc / sqrt(var + 1e-5) * weight + bias;", "return heed::layer_norm(x, weight, bias);"}}, ""},
+    };
+    const std::string wrong_dir = build_dir() + "/yours-model-wrong", refused_dir = build_dir() + "/yours-model-refused";
+    write_answers(wrong_dir + "/answers", wrong);
+    write_answers(refused_dir + "/answers", refused);
+
+    heed::Shell r = make_yours(s, "yours-test", "ANSWERS=" + wrong_dir + "/answers YOURS=" + wrong_dir);
+    {
+      INFO(r.out);
+      CHECK(r.status != 0);
+      for (const char* named : {"the piece gru is not right: 05.1 gru_step: wrong",
+                                "the piece lstm is not right: 05.2 lstm_step: wrong",
+                                "the piece additive is not right: 07.1 additive_scores: wrong",
+                                "the piece general is not right: 08.1 general_scores: wrong",
+                                "the piece scaled is not right: 08.2 scaled_dot_scores: wrong",
+                                "the piece layer_norm is not right: 13.1 layer_norm_rows: wrong"}) {
+        CHECK_MESSAGE(r.out.find(named) != std::string::npos, named);
+        CHECK_MESSAGE(r.out.find(named) == r.out.rfind(named), named);  // once
+      }
+      // The check's table under each.
+      for (const char* table : {"  05.1 gru_step ", "  05.2 lstm_step ", "  07.1 additive_scores ",
+                                "  08.1 general_scores ", "  08.2 scaled_dot_scores ", "  13.1 layer_norm_rows "})
+        CHECK_MESSAGE(r.out.find(std::string(table)) != std::string::npos, table);
+      CHECK(r.out.find("differs") != std::string::npos);
+      CHECK(r.out.find("gradcheck") == std::string::npos);  // nothing built on them ran
+      CHECK(r.out.find("training steps") == std::string::npos);
+    }
+    r = make_yours(s, "yours-test", "ANSWERS=" + refused_dir + "/answers YOURS=" + refused_dir);
+    {
+      INFO(r.out);
+      CHECK(r.status != 0);
+      for (const char* named : {"the piece gru is not right: 05.1 gru_step: refused, it calls heed's own version",
+                                "the piece lstm is not right: 05.2 lstm_step: refused",
+                                "the piece additive is not right: 07.1 additive_scores: refused",
+                                "the piece general is not right: 08.1 general_scores: refused",
+                                "the piece scaled is not right: 08.2 scaled_dot_scores: refused",
+                                "the piece layer_norm is not right: 13.1 layer_norm_rows: refused"}) {
+        CHECK_MESSAGE(r.out.find(named) != std::string::npos, named);
+        CHECK_MESSAGE(r.out.find(named) == r.out.rfind(named), named);
+      }
+      for (const char* calls : {"it calls heed::gru_step(", "it calls heed::lstm_step(", "it calls heed::additive_score(",
+                                "it calls heed::GeneralScore::", "it calls heed::DotScore::", "it calls heed::layer_norm("})
+        CHECK_MESSAGE(r.out.find(calls) != std::string::npos, calls);
+    }
+
+    // The wrong pieces linked in unchecked: each changes the losses of the model that runs on it
+    // alone (its other pieces heed's), so that model runs the student's function in build-yours,
+    // not an inlined copy of heed's own.
+    r = make_yours(s, "yours",
+                   "ANSWERS=" + wrong_dir + "/answers YOURS=" + wrong_dir +
+                       " YOURS_PIECES='gru lstm additive general scaled layer_norm'");
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("6 of ") != std::string::npos);
+    for (const auto& piece_model : kModelOfPiece) {  // not a structured binding: clang 14 cannot capture one
+      const std::string &piece = piece_model.first, &model = piece_model.second;
+      const double heed = loss_of(s, build_dir() + "/heed", model), yours = loss_of(s, wrong_dir + "/heed", model);
+      CHECK_MESSAGE(std::fabs(heed - yours) > 1e-6, piece << " (" << model << "): heed " << heed << ", yours " << yours);
+    }
+  }
+}
