@@ -1,6 +1,7 @@
 // Your own heed's model pieces (exercises/yours/pieces, issue 28): the GRU and LSTM steps
-// (exercise 05), the additive, general and scaled dot scores (07, 08) and the layer norm (13).
-// With the solutions, heed train on each model that uses them reaches heed's losses to 1e-9;
+// (exercise 05), greedy decoding (06), the additive, general and scaled dot scores (07, 08) and
+// the layer norm (13). With the solutions, heed train on each model that uses them reaches heed's
+// losses to 1e-9 and decodes the same tokens;
 // a known wrong answer and an answer calling heed's own version are each named once, with the
 // check's table; and each wrong answer linked in unchecked (YOURS_PIECES) changes the losses of
 // the one model that uses that piece alone, so the student's function is what heed runs there.
@@ -56,8 +57,12 @@ heed::Shell make_yours(const heed::Scratch& s, const std::string& target, const 
                 " YOURS_CHAPTERS= " + vars);
 }
 
-// A short training (heed train --json's loss: the mean of the last 50 steps) of PROGRAM.
-double loss_of(const heed::Scratch& s, const std::string& program, const std::string& model) {
+// What a short training of PROGRAM reports (heed train --json): the loss (the mean of the last
+// 50 steps) and the held-out exact and token accuracies of greedy decoding.
+struct Trained {
+  double loss = 0, exact = 0, token = 0;
+};
+Trained train(const heed::Scratch& s, const std::string& program, const std::string& model) {
   const heed::Shell r = sh(s, ".",
                            runner() + program +
                                " train --task reverse --min-len 3 --max-len 6 --embed 8 --batch 8 --steps 30 --seed 7"
@@ -65,9 +70,12 @@ double loss_of(const heed::Scratch& s, const std::string& program, const std::st
                                model);
   INFO(program << " " << model << "\n" << r.out);
   REQUIRE(r.status == 0);
-  const size_t at = r.out.rfind("\"loss\":");
-  REQUIRE(at != std::string::npos);
-  return std::strtod(r.out.c_str() + at + 7, nullptr);
+  auto field = [&](const std::string& name) {
+    const size_t at = r.out.rfind("\"" + name + "\":");
+    REQUIRE(at != std::string::npos);
+    return std::strtod(r.out.c_str() + at + name.size() + 3, nullptr);
+  };
+  return {field("loss"), field("exact"), field("token")};
 }
 
 // Each model, and the piece it alone runs on beside heed's own (an RNN cell is heed's).
@@ -78,6 +86,7 @@ const std::vector<std::pair<std::string, std::string>> kModelOfPiece = {
     {"general", "--model general --cell rnn --hidden 16"},
     {"scaled", "--model scaled --cell rnn --hidden 16"},
     {"layer_norm", "--model transformer --layers 1 --heads 2 --ff 16"},
+    {"greedy", "--model plain --cell rnn --hidden 16"},  // its losses heed's: greedy decodes after training
 };
 
 bool skipped_build() { return std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build"; }
@@ -96,15 +105,18 @@ TEST_SUITE("exercises") {
                              "  additive        yours   07.1 additive_scores",
                              "  general         yours   08.1 general_scores",
                              "  scaled          yours   08.2 scaled_dot_scores",
-                             "  layer_norm      yours   13.1 layer_norm_rows"})
+                             "  layer_norm      yours   13.1 layer_norm_rows",
+                             "  greedy          yours   06.2 greedy_decode"})
       CHECK_MESSAGE(r.out.find(line) != std::string::npos, line);
     // Every model, and the issue's own: heed train --task reverse --model additive (a GRU).
     for (const std::string model :
          {"--model additive --hidden 16", "--model additive --cell lstm --hidden 16", "--model general --hidden 16",
           "--model scaled --hidden 16", "--model transformer --layers 1 --heads 2 --ff 16",
           "--model transformer --layers 1 --heads 2 --ff 16 --norm-first"}) {
-      const double heed = loss_of(s, build_dir() + "/heed", model), yours = loss_of(s, dir + "/heed", model);
-      CHECK_MESSAGE(std::fabs(heed - yours) <= 1e-9, model << ": heed " << heed << ", yours " << yours);
+      const Trained heed = train(s, build_dir() + "/heed", model), yours = train(s, dir + "/heed", model);
+      CHECK_MESSAGE(std::fabs(heed.loss - yours.loss) <= 1e-9, model << ": heed " << heed.loss << ", yours " << yours.loss);
+      CHECK_MESSAGE(heed.exact == yours.exact, model);  // the same tokens, decoded by your greedy_decode
+      CHECK_MESSAGE(heed.token == yours.token, model);
     }
   }
 
@@ -113,6 +125,10 @@ TEST_SUITE("exercises") {
     heed::Scratch s("yours-model");
     // Known wrong answers (the kinds tests/exercises/NN_wrong.cpp holds), one for every piece.
     const std::vector<Answer> wrong = {
+        {"06_seq2seq",  // always feeds BOS
+         {{"prev[b] = static_cast<int64_t>(best[b]);\n      tokens[b].push_back(prev[b]);",
+           "tokens[b].push_back(static_cast<int64_t>(best[b]));"}},
+         ""},
         {"05_recurrent_cells",
          {{"return (1.0 - z) * n + z * h;", "return z * n + (1.0 - z) * h;"},  // z and 1 - z swapped
           {"return {o * tanh(c2), c2};", "return {o * c2, c2};"}},            // no tanh on c'
@@ -126,6 +142,9 @@ TEST_SUITE("exercises") {
     };
     // Answers that hand their piece to heed's own version of it: linked, each would call itself.
     const std::vector<Answer> refused = {
+        {"06_seq2seq",
+         {{"DecoderState st = model.start(batch);", "return model.greedy(batch, steps).tokens;\n  DecoderState st = model.start(batch);"}},
+         ""},
         {"05_recurrent_cells",
          {{"return (1.0 - z) * n + z * h;", "return heed::gru_step(xp, h, W_hh, b_hh);"},
           {"return {o * tanh(c2), c2};",
@@ -158,13 +177,15 @@ TEST_SUITE("exercises") {
                                 "the piece additive is not right: 07.1 additive_scores: wrong",
                                 "the piece general is not right: 08.1 general_scores: wrong",
                                 "the piece scaled is not right: 08.2 scaled_dot_scores: wrong",
-                                "the piece layer_norm is not right: 13.1 layer_norm_rows: wrong"}) {
+                                "the piece layer_norm is not right: 13.1 layer_norm_rows: wrong",
+                                "the piece greedy is not right: 06.2 greedy_decode: wrong"}) {
         CHECK_MESSAGE(r.out.find(named) != std::string::npos, named);
         CHECK_MESSAGE(r.out.find(named) == r.out.rfind(named), named);  // once
       }
       // The check's table under each.
       for (const char* table : {"  05.1 gru_step ", "  05.2 lstm_step ", "  07.1 additive_scores ",
-                                "  08.1 general_scores ", "  08.2 scaled_dot_scores ", "  13.1 layer_norm_rows "})
+                                "  08.1 general_scores ", "  08.2 scaled_dot_scores ", "  13.1 layer_norm_rows ",
+                                "  06.2 greedy_decode "})
         CHECK_MESSAGE(r.out.find(std::string(table)) != std::string::npos, table);
       CHECK(r.out.find("differs") != std::string::npos);
       CHECK(r.out.find("gradcheck") == std::string::npos);  // nothing built on them ran
@@ -179,12 +200,14 @@ TEST_SUITE("exercises") {
                                 "the piece additive is not right: 07.1 additive_scores: refused",
                                 "the piece general is not right: 08.1 general_scores: refused",
                                 "the piece scaled is not right: 08.2 scaled_dot_scores: refused",
-                                "the piece layer_norm is not right: 13.1 layer_norm_rows: refused"}) {
+                                "the piece layer_norm is not right: 13.1 layer_norm_rows: refused",
+                                "the piece greedy is not right: 06.2 greedy_decode: refused"}) {
         CHECK_MESSAGE(r.out.find(named) != std::string::npos, named);
         CHECK_MESSAGE(r.out.find(named) == r.out.rfind(named), named);
       }
       for (const char* calls : {"it calls heed::gru_step(", "it calls heed::lstm_step(", "it calls heed::additive_score(",
-                                "it calls heed::GeneralScore::", "it calls heed::DotScore::", "it calls heed::layer_norm("})
+                                "it calls heed::GeneralScore::", "it calls heed::DotScore::", "it calls heed::layer_norm(",
+                                "it calls heed::Model::greedy("})
         CHECK_MESSAGE(r.out.find(calls) != std::string::npos, calls);
     }
 
@@ -193,14 +216,20 @@ TEST_SUITE("exercises") {
     // not an inlined copy of heed's own.
     r = make_yours(s, "yours",
                    "ANSWERS=" + wrong_dir + "/answers YOURS=" + wrong_dir +
-                       " YOURS_PIECES='gru lstm additive general scaled layer_norm'");
+                       " YOURS_PIECES='gru lstm additive general scaled layer_norm greedy'");
     INFO(r.out);
     REQUIRE(r.status == 0);
-    CHECK(r.out.find("6 of ") != std::string::npos);
+    CHECK(r.out.find("7 of ") != std::string::npos);
     for (const auto& piece_model : kModelOfPiece) {  // not a structured binding: clang 14 cannot capture one
       const std::string &piece = piece_model.first, &model = piece_model.second;
-      const double heed = loss_of(s, build_dir() + "/heed", model), yours = loss_of(s, wrong_dir + "/heed", model);
-      CHECK_MESSAGE(std::fabs(heed - yours) > 1e-6, piece << " (" << model << "): heed " << heed << ", yours " << yours);
+      const Trained heed = train(s, build_dir() + "/heed", model), yours = train(s, wrong_dir + "/heed", model);
+      if (piece == "greedy") {  // the same training, other tokens decoded
+        CHECK(heed.loss == yours.loss);
+        CHECK_MESSAGE(heed.token != yours.token, "greedy: token accuracy " << heed.token << " on heed and on yours");
+      } else {
+        CHECK_MESSAGE(std::fabs(heed.loss - yours.loss) > 1e-6,
+                      piece << " (" << model << "): heed " << heed.loss << ", yours " << yours.loss);
+      }
     }
   }
 }
