@@ -1,6 +1,6 @@
 // Your own heed's model pieces (exercises/yours/pieces, issue 28): the GRU and LSTM steps
-// (exercise 05), greedy decoding (06), the additive, general and scaled dot scores (07, 08) and
-// the layer norm (13). With the solutions, heed train on each model that uses them reaches heed's
+// (exercise 05), greedy decoding (06), the additive, general, scaled dot and cosine scores (07,
+// 08, 12) and the layer norm (13). With the solutions, heed train on each model that uses them reaches heed's
 // losses to 1e-9 and decodes the same tokens;
 // a known wrong answer and an answer calling heed's own version are each named once, with the
 // check's table; and each wrong answer linked in unchecked (YOURS_PIECES) changes the losses of
@@ -86,6 +86,7 @@ const std::vector<std::pair<std::string, std::string>> kModelOfPiece = {
     {"general", "--model general --cell rnn --hidden 16"},
     {"scaled", "--model scaled --cell rnn --hidden 16"},
     {"layer_norm", "--model transformer --layers 1 --heads 2 --ff 16"},
+    {"cosine", "--model cosine --cell rnn --hidden 16"},
     {"greedy", "--model plain --cell rnn --hidden 16"},  // its losses heed's: greedy decodes after training
 };
 
@@ -106,12 +107,13 @@ TEST_SUITE("exercises") {
                              "  general         yours   08.1 general_scores",
                              "  scaled          yours   08.2 scaled_dot_scores",
                              "  layer_norm      yours   13.1 layer_norm_rows",
-                             "  greedy          yours   06.2 greedy_decode"})
+                             "  greedy          yours   06.2 greedy_decode",
+                             "  cosine          yours   12.1 cosine_scores"})
       CHECK_MESSAGE(r.out.find(line) != std::string::npos, line);
     // Every model, and the issue's own: heed train --task reverse --model additive (a GRU).
     for (const std::string model :
          {"--model additive --hidden 16", "--model additive --cell lstm --hidden 16", "--model general --hidden 16",
-          "--model scaled --hidden 16", "--model transformer --layers 1 --heads 2 --ff 16",
+          "--model scaled --hidden 16", "--model cosine --hidden 16", "--model transformer --layers 1 --heads 2 --ff 16",
           "--model transformer --layers 1 --heads 2 --ff 16 --norm-first"}) {
       const Trained heed = train(s, build_dir() + "/heed", model), yours = train(s, dir + "/heed", model);
       CHECK_MESSAGE(std::fabs(heed.loss - yours.loss) <= 1e-9, model << ": heed " << heed.loss << ", yours " << yours.loss);
@@ -138,6 +140,7 @@ TEST_SUITE("exercises") {
          {{"return reshape(matmul(h, q), {B, S});", "return reshape(matmul(h, q), {B, S}) / std::sqrt(static_cast<real>(Dk));"},
           {"{B, S}) / std::sqrt(static_cast<real>(D));", "{B, S}) / static_cast<real>(D);"}},  // scaled by D
          ""},
+        {"12_attention_zoo", {{"reshape(unit(s), {B, D, 1})", "reshape(s, {B, D, 1})"}}, ""},  // s not normalised
         {"13_transformer", {{"xc / sqrt(var + 1e-5)", "xc / (sqrt(var) + 1e-5)"}}, ""},  // eps outside the root
     };
     // Answers that hand their piece to heed's own version of it: linked, each would call itself.
@@ -162,6 +165,10 @@ TEST_SUITE("exercises") {
           {"return reshape(matmul(h, reshape(s, {B, D, 1})), {B, S}) / std::sqrt(static_cast<real>(D));",
            "(void)B; (void)S; (void)D; return DotScore(true).score(s, h);"}},
          "nn/attention.h"},
+        {"12_attention_zoo",
+         {{"Var e = reshape(matmul(unit(h)",
+           "CosineScore layer;\n  layer.beta = beta;\n  return layer.score(s, layer.prepare(h));\n  Var e = reshape(matmul(unit(h)"}},
+         "nn/attention.h"},
         {"13_transformer", {{"return xc / sqrt(var + 1e-5) * weight + bias;", "return heed::layer_norm(x, weight, bias);"}}, ""},
     };
     const std::string wrong_dir = build_dir() + "/yours-model-wrong", refused_dir = build_dir() + "/yours-model-refused";
@@ -178,14 +185,15 @@ TEST_SUITE("exercises") {
                                 "the piece general is not right: 08.1 general_scores: wrong",
                                 "the piece scaled is not right: 08.2 scaled_dot_scores: wrong",
                                 "the piece layer_norm is not right: 13.1 layer_norm_rows: wrong",
-                                "the piece greedy is not right: 06.2 greedy_decode: wrong"}) {
+                                "the piece greedy is not right: 06.2 greedy_decode: wrong",
+                                "the piece cosine is not right: 12.1 cosine_scores: wrong"}) {
         CHECK_MESSAGE(r.out.find(named) != std::string::npos, named);
         CHECK_MESSAGE(r.out.find(named) == r.out.rfind(named), named);  // once
       }
       // The check's table under each.
       for (const char* table : {"  05.1 gru_step ", "  05.2 lstm_step ", "  07.1 additive_scores ",
                                 "  08.1 general_scores ", "  08.2 scaled_dot_scores ", "  13.1 layer_norm_rows ",
-                                "  06.2 greedy_decode "})
+                                "  06.2 greedy_decode ", "  12.1 cosine_scores "})
         CHECK_MESSAGE(r.out.find(std::string(table)) != std::string::npos, table);
       CHECK(r.out.find("differs") != std::string::npos);
       CHECK(r.out.find("gradcheck") == std::string::npos);  // nothing built on them ran
@@ -201,13 +209,14 @@ TEST_SUITE("exercises") {
                                 "the piece general is not right: 08.1 general_scores: refused",
                                 "the piece scaled is not right: 08.2 scaled_dot_scores: refused",
                                 "the piece layer_norm is not right: 13.1 layer_norm_rows: refused",
-                                "the piece greedy is not right: 06.2 greedy_decode: refused"}) {
+                                "the piece greedy is not right: 06.2 greedy_decode: refused",
+                                "the piece cosine is not right: 12.1 cosine_scores: refused"}) {
         CHECK_MESSAGE(r.out.find(named) != std::string::npos, named);
         CHECK_MESSAGE(r.out.find(named) == r.out.rfind(named), named);
       }
       for (const char* calls : {"it calls heed::gru_step(", "it calls heed::lstm_step(", "it calls heed::additive_score(",
                                 "it calls heed::GeneralScore::", "it calls heed::DotScore::", "it calls heed::layer_norm(",
-                                "it calls heed::Model::greedy("})
+                                "it calls heed::Model::greedy(", "it calls heed::CosineScore::"})
         CHECK_MESSAGE(r.out.find(calls) != std::string::npos, calls);
     }
 
@@ -216,10 +225,10 @@ TEST_SUITE("exercises") {
     // not an inlined copy of heed's own.
     r = make_yours(s, "yours",
                    "ANSWERS=" + wrong_dir + "/answers YOURS=" + wrong_dir +
-                       " YOURS_PIECES='gru lstm additive general scaled layer_norm greedy'");
+                       " YOURS_PIECES='gru lstm additive general scaled layer_norm greedy cosine'");
     INFO(r.out);
     REQUIRE(r.status == 0);
-    CHECK(r.out.find("7 of ") != std::string::npos);
+    CHECK(r.out.find("8 of ") != std::string::npos);
     for (const auto& piece_model : kModelOfPiece) {  // not a structured binding: clang 14 cannot capture one
       const std::string &piece = piece_model.first, &model = piece_model.second;
       const Trained heed = train(s, build_dir() + "/heed", model), yours = train(s, wrong_dir + "/heed", model);

@@ -79,6 +79,9 @@ int gradients() {
   const DotScore scaled(true);
   ok &= check("scaled score", [&](const std::vector<Var>& in) { return scaled.score(in[0], in[1]); },
               {u({2, 3}), u({2, 4, 3})});
+  const CosineScore cosine;
+  ok &= check("cosine score", [&](const std::vector<Var>& in) { return cosine.score(in[0], cosine.prepare(in[1])); },
+              {u({2, 3}), u({2, 4, 3})});
   ok &= check("layer_norm", [](const std::vector<Var>& in) { return layer_norm(in[0], in[1], in[2]); },
               {u({2, 3, 4}), u({4}), u({4})});
   return ok ? 0 : 1;
