@@ -1,10 +1,11 @@
 // Your own heed's model pieces (exercises/yours/pieces, issue 28): the GRU and LSTM steps
 // (exercise 05), greedy decoding (06), the additive, general, scaled dot and cosine scores (07,
-// 08, 12) and the layer norm (13). With their chapters' solutions, heed train on each model that
-// uses them reaches heed's losses to 1e-9 and decodes the same tokens; a known wrong answer and
-// an answer calling heed's own version are each named once, with the check's table; and each
-// wrong answer linked in unchecked (YOURS_PIECES) changes what the one model that uses that piece
-// alone computes, so the student's function is what heed runs there (no inlined copy of heed's).
+// 08, 12), the split into heads (12) and the layer norm (13). With their chapters' solutions,
+// heed train on each model that uses them reaches heed's losses to 1e-9 and decodes the same
+// tokens; a known wrong answer and an answer calling heed's own version are each named once,
+// with the check's table; and each wrong answer linked in unchecked (YOURS_PIECES) changes what
+// the model that uses that piece alone computes, so the student's function is what heed runs
+// there (no inlined copy of heed's).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -28,7 +29,7 @@ using heed::slurp;
 struct Answer {
   std::string folder;
   std::vector<std::pair<std::string, std::string>> edits;
-  std::string include;  // a header the edited answer needs, put first ("" for none)
+  std::vector<std::string> includes;  // headers the edited answer needs, put first
 };
 
 // Writes each answer into DIR/folder/exercises.cpp, only when it changed (make then rebuilds
@@ -42,7 +43,7 @@ void write_answers(const std::string& dir, const std::vector<Answer>& answers) {
       REQUIRE_MESSAGE(at != std::string::npos, a.folder << ": " << edit.first);
       text.replace(at, edit.first.size(), edit.second);
     }
-    if (!a.include.empty()) text = "#include \"" + a.include + "\"\n" + text;
+    for (const std::string& header : a.includes) text = "#include \"" + header + "\"\n" + text;
     const std::string path = dir + "/" + a.folder + "/exercises.cpp";
     if (slurp(path) == text) continue;
     std::filesystem::create_directories(dir + "/" + a.folder);
@@ -107,9 +108,9 @@ TEST_SUITE("exercises") {
     // suite makes yours-test already (tests/exercises_test.cpp), additive and the issue's
     // heed train --task reverse --model additive included; here the other models, and the tokens.
     const std::string dir = build_dir() + "/yours-model-solutions";
-    write_answers(dir + "/answers", {{"05_recurrent_cells", {}, ""}, {"06_seq2seq", {}, ""},
-                                     {"08_multiplicative_attention", {}, ""}, {"12_attention_zoo", {}, ""},
-                                     {"13_transformer", {}, ""}});
+    write_answers(dir + "/answers", {{"05_recurrent_cells", {}, {}}, {"06_seq2seq", {}, {}},
+                                     {"08_multiplicative_attention", {}, {}}, {"12_attention_zoo", {}, {}},
+                                     {"13_transformer", {}, {}}});
     heed::Shell r = make_yours(s, "yours", "ANSWERS=" + dir + "/answers YOURS=" + dir);
     INFO(r.out);
     REQUIRE(r.status == 0);
@@ -118,7 +119,8 @@ TEST_SUITE("exercises") {
                              "  scaled          yours   08.2 scaled_dot_scores",
                              "  layer_norm      yours   13.1 layer_norm_rows",
                              "  greedy          yours   06.2 greedy_decode",
-                             "  cosine          yours   12.1 cosine_scores"})
+                             "  cosine          yours   12.1 cosine_scores",
+                             "  split_heads     yours   12.3 split_heads"})
       CHECK_MESSAGE(r.out.find(line) != std::string::npos, line);
     for (const std::string model :
          {"--model plain --hidden 16", "--model plain --cell lstm --hidden 16", "--model general --hidden 16",
@@ -140,46 +142,51 @@ TEST_SUITE("exercises") {
         {"06_seq2seq",  // always feeds BOS
          {{"prev[b] = static_cast<int64_t>(best[b]);\n      tokens[b].push_back(prev[b]);",
            "tokens[b].push_back(static_cast<int64_t>(best[b]));"}},
-         ""},
+         {}},
         {"05_recurrent_cells",
          {{"return (1.0 - z) * n + z * h;", "return z * n + (1.0 - z) * h;"},  // z and 1 - z swapped
           {"return {o * tanh(c2), c2};", "return {o * c2, c2};"}},            // no tanh on c'
-         ""},
-        {"07_additive_attention", {{"Var t = tanh(keys + query);", "Var t = keys + query;"}}, ""},  // no tanh
+         {}},
+        {"07_additive_attention", {{"Var t = tanh(keys + query);", "Var t = keys + query;"}}, {}},  // no tanh
         {"08_multiplicative_attention",
          {{"return reshape(matmul(h, q), {B, S});", "return reshape(matmul(h, q), {B, S}) / std::sqrt(static_cast<real>(Dk));"},
           {"{B, S}) / std::sqrt(static_cast<real>(D));", "{B, S}) / static_cast<real>(D);"}},  // scaled by D
-         ""},
-        {"12_attention_zoo", {{"reshape(unit(s), {B, D, 1})", "reshape(s, {B, D, 1})"}}, ""},  // s not normalised
-        {"13_transformer", {{"xc / sqrt(var + 1e-5)", "xc / (sqrt(var) + 1e-5)"}}, ""},  // eps outside the root
+         {}},
+        {"12_attention_zoo",
+         {{"reshape(unit(s), {B, D, 1})", "reshape(s, {B, D, 1})"},  // s not normalised
+          {"x[(b * S + t) * D + j * d + f]", "x[(b * S + t) * D + f * heads + j]"}},  // the heads interleaved
+         {}},
+        {"13_transformer", {{"xc / sqrt(var + 1e-5)", "xc / (sqrt(var) + 1e-5)"}}, {}},  // eps outside the root
     };
     // Answers that hand their piece to heed's own version of it: linked, each would call itself.
     const std::vector<Answer> refused = {
         {"06_seq2seq",
          {{"DecoderState st = model.start(batch);", "return model.greedy(batch, steps).tokens;\n  DecoderState st = model.start(batch);"}},
-         ""},
+         {}},
         {"05_recurrent_cells",
          {{"return (1.0 - z) * n + z * h;", "return heed::gru_step(xp, h, W_hh, b_hh);"},
           {"return {o * tanh(c2), c2};",
            "Var hc = heed::lstm_step(matmul_nt(x, W_ih) + b_ih, h, c, W_hh, b_hh);\n"
            "  return {slice(hc, 1, 0, H), slice(hc, 1, H, 2 * H)};"}},
-         ""},
+         {}},
         {"07_additive_attention",
          {{"Var t = tanh(keys + query);",
            "return heed::additive_score(keys, matmul_nt(s, W2), v);\n  Var t = tanh(keys + query);"}},
-         "nn/attention.h"},
+         {"nn/attention.h"}},
         {"08_multiplicative_attention",
          {{"Var q = reshape(matmul(s, W), {B, Dk, 1});",
            "Generator gen(1);\n  GeneralScore layer(s.shape()[1], Dk, gen);\n  layer.W.weight = W;\n"
            "  return layer.score(s, layer.prepare(h));\n  Var q = reshape(matmul(s, W), {B, Dk, 1});"},
           {"return reshape(matmul(h, reshape(s, {B, D, 1})), {B, S}) / std::sqrt(static_cast<real>(D));",
            "(void)B; (void)S; (void)D; return DotScore(true).score(s, h);"}},
-         "nn/attention.h"},
+         {"nn/attention.h"}},
         {"12_attention_zoo",
          {{"Var e = reshape(matmul(unit(h)",
-           "CosineScore layer;\n  layer.beta = beta;\n  return layer.score(s, layer.prepare(h));\n  Var e = reshape(matmul(unit(h)"}},
-         "nn/attention.h"},
-        {"13_transformer", {{"return xc / sqrt(var + 1e-5) * weight + bias;", "return heed::layer_norm(x, weight, bias);"}}, ""},
+           "CosineScore layer;\n  layer.beta = beta;\n  return layer.score(s, layer.prepare(h));\n  Var e = reshape(matmul(unit(h)"},
+          {"Tensor out = Tensor::zeros({B, heads, S, d});",
+           "return reshape(heed::split_heads(Var(x), heads).value(), {B, heads, S, d});\n  Tensor out = Tensor::zeros({B, heads, S, d});"}},
+         {"nn/attention.h", "nn/self_attention.h"}},
+        {"13_transformer", {{"return xc / sqrt(var + 1e-5) * weight + bias;", "return heed::layer_norm(x, weight, bias);"}}, {}},
     };
     const std::string wrong_dir = build_dir() + "/yours-model-wrong", refused_dir = build_dir() + "/yours-model-refused";
     write_answers(wrong_dir + "/answers", wrong);
@@ -196,14 +203,16 @@ TEST_SUITE("exercises") {
                                 "the piece scaled is not right: 08.2 scaled_dot_scores: wrong",
                                 "the piece layer_norm is not right: 13.1 layer_norm_rows: wrong",
                                 "the piece greedy is not right: 06.2 greedy_decode: wrong",
-                                "the piece cosine is not right: 12.1 cosine_scores: wrong"}) {
+                                "the piece cosine is not right: 12.1 cosine_scores: wrong",
+                                "the piece split_heads is not right: 12.3 split_heads: wrong"}) {
         CHECK_MESSAGE(r.out.find(named) != std::string::npos, named);
         CHECK_MESSAGE(r.out.find(named) == r.out.rfind(named), named);  // once
       }
       // The check's table under each.
       for (const char* table : {"  05.1 gru_step ", "  05.2 lstm_step ", "  07.1 additive_scores ",
                                 "  08.1 general_scores ", "  08.2 scaled_dot_scores ", "  13.1 layer_norm_rows ",
-                                "  06.2 greedy_decode ", "  12.1 cosine_scores "})
+                                "  06.2 greedy_decode ", "  12.1 cosine_scores ",
+                                "  12.3 split_heads "})
         CHECK_MESSAGE(r.out.find(std::string(table)) != std::string::npos, table);
       CHECK(r.out.find("differs") != std::string::npos);
       CHECK(r.out.find("gradcheck") == std::string::npos);  // nothing built on them ran
@@ -220,13 +229,15 @@ TEST_SUITE("exercises") {
                                 "the piece scaled is not right: 08.2 scaled_dot_scores: refused",
                                 "the piece layer_norm is not right: 13.1 layer_norm_rows: refused",
                                 "the piece greedy is not right: 06.2 greedy_decode: refused",
-                                "the piece cosine is not right: 12.1 cosine_scores: refused"}) {
+                                "the piece cosine is not right: 12.1 cosine_scores: refused",
+                                "the piece split_heads is not right: 12.3 split_heads: refused"}) {
         CHECK_MESSAGE(r.out.find(named) != std::string::npos, named);
         CHECK_MESSAGE(r.out.find(named) == r.out.rfind(named), named);
       }
       for (const char* calls : {"it calls heed::gru_step(", "it calls heed::lstm_step(", "it calls heed::additive_score(",
                                 "it calls heed::GeneralScore::", "it calls heed::DotScore::", "it calls heed::layer_norm(",
-                                "it calls heed::Model::greedy(", "it calls heed::CosineScore::"})
+                                "it calls heed::Model::greedy(", "it calls heed::CosineScore::",
+                                "it calls heed::split_heads("})
         CHECK_MESSAGE(r.out.find(calls) != std::string::npos, calls);
     }
 
@@ -250,5 +261,13 @@ TEST_SUITE("exercises") {
                       piece << " (" << model << "): heed " << heed.loss << ", yours " << yours.loss);
       }
     }
+    // The Transformer's other piece, linked alone (with the layer norm, which it also runs, the
+    // change could be either's): the heads interleaved change its losses.
+    r = make_yours(s, "yours", "ANSWERS=" + wrong_dir + "/answers YOURS=" + wrong_dir + " YOURS_PIECES=split_heads");
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    const std::string transformer = "--model transformer --layers 1 --heads 2 --ff 16";
+    const double heed = train(s, build_dir() + "/heed", transformer).loss, yours = train(s, wrong_dir + "/heed", transformer).loss;
+    CHECK_MESSAGE(std::fabs(heed - yours) > 1e-6, "split_heads: heed " << heed << ", yours " << yours);
   }
 }

@@ -19,6 +19,7 @@
 #include "nn/attention.h"
 #include "nn/layer_norm.h"
 #include "nn/rnn_cell.h"
+#include "nn/self_attention.h"
 
 namespace {
 
@@ -61,7 +62,7 @@ int gradients() {
               {u({2, 5}), u({2, 5, 3})});
   // The model's pieces: a cell's step (from the projected input xp, and at step t of a projection
   // of every step, as an encoder reads it), the score functions (from the query and the prepared
-  // keys; their weights held fixed), the layer norm.
+  // keys; their weights held fixed), the split into heads, the layer norm.
   ok &= check("gru_step", [](const std::vector<Var>& in) { return gru_step(in[0], in[1], in[2], in[3]); },
               {u({2, 6}), u({2, 2}), u({6, 2}), u({6})});
   ok &= check("gru_step at t", [](const std::vector<Var>& in) { return gru_step(in[0], in[1], in[2], in[3], 1); },
@@ -82,6 +83,7 @@ int gradients() {
   const CosineScore cosine;
   ok &= check("cosine score", [&](const std::vector<Var>& in) { return cosine.score(in[0], cosine.prepare(in[1])); },
               {u({2, 3}), u({2, 4, 3})});
+  ok &= check("split_heads", [](const std::vector<Var>& in) { return split_heads(in[0], 2); }, {u({2, 3, 4})});
   ok &= check("layer_norm", [](const std::vector<Var>& in) { return layer_norm(in[0], in[1], in[2]); },
               {u({2, 3, 4}), u({4}), u({4})});
   return ok ? 0 : 1;
