@@ -20,6 +20,9 @@
 #include "models/train.h"
 #include "nn/attention.h"
 #include "nn/embedding.h"
+#include "nn/layer_norm.h"
+#include "nn/rnn_cell.h"
+#include "nn/self_attention.h"
 
 namespace {
 
@@ -74,6 +77,32 @@ int gradients() {
               {u({2, 5})});
   ok &= check("weighted_sum", [](const std::vector<Var>& in) { return weighted_sum(in[0], in[1]); },
               {u({2, 5}), u({2, 5, 3})});
+  // The model's pieces: a cell's step (from the projected input xp, and at step t of a projection
+  // of every step, as an encoder reads it), the score functions (from the query and the prepared
+  // keys; their weights held fixed), the split into heads, the layer norm.
+  ok &= check("gru_step", [](const std::vector<Var>& in) { return gru_step(in[0], in[1], in[2], in[3]); },
+              {u({2, 6}), u({2, 2}), u({6, 2}), u({6})});
+  ok &= check("gru_step at t", [](const std::vector<Var>& in) { return gru_step(in[0], in[1], in[2], in[3], 1); },
+              {u({2, 3, 6}), u({2, 2}), u({6, 2}), u({6})});
+  ok &= check("lstm_step", [](const std::vector<Var>& in) { return lstm_step(in[0], in[1], in[2], in[3], in[4]); },
+              {u({2, 8}), u({2, 2}), u({2, 2}), u({8, 2}), u({8})});
+  ok &= check("lstm_step at t", [](const std::vector<Var>& in) { return lstm_step(in[0], in[1], in[2], in[3], in[4], 2); },
+              {u({2, 3, 8}), u({2, 2}), u({2, 2}), u({8, 2}), u({8})});
+  const AdditiveScore additive(3, 4, 5, gen);
+  ok &= check("additive score", [&](const std::vector<Var>& in) { return additive.score(in[0], in[1]); },
+              {u({2, 3}), u({2, 4, 5})});
+  const GeneralScore general(3, 4, gen);
+  ok &= check("general score", [&](const std::vector<Var>& in) { return general.score(in[0], in[1]); },
+              {u({2, 3}), u({2, 4, 3})});
+  const DotScore scaled(true);
+  ok &= check("scaled score", [&](const std::vector<Var>& in) { return scaled.score(in[0], in[1]); },
+              {u({2, 3}), u({2, 4, 3})});
+  const CosineScore cosine;
+  ok &= check("cosine score", [&](const std::vector<Var>& in) { return cosine.score(in[0], cosine.prepare(in[1])); },
+              {u({2, 3}), u({2, 4, 3})});
+  ok &= check("split_heads", [](const std::vector<Var>& in) { return split_heads(in[0], 2); }, {u({2, 3, 4})});
+  ok &= check("layer_norm", [](const std::vector<Var>& in) { return layer_norm(in[0], in[1], in[2]); },
+              {u({2, 3, 4}), u({4}), u({4})});
   return ok ? 0 : 1;
 }
 
