@@ -114,7 +114,7 @@ TEST_SUITE("ch13_recipe") {
       const real s = static_cast<real>(t + 1);
       const real paper = std::pow(d, -0.5) * std::min(std::pow(s, -0.5), s * std::pow(w, -1.5));
       CAPTURE(t);
-      CHECK(std::fabs(scheduled_lr(opt, t) - paper) <= test::tol(1e-15) * paper);
+      CHECK(std::fabs(scheduled_lr(opt, t) - paper) <= test::tol(1e-14) * paper);
     }
   }
 
