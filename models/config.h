@@ -36,6 +36,9 @@ struct ModelConfig {
   bool norm_first = false;                  // pre-norm; false: post-norm, as the paper
   std::string positions = "sinusoidal";     // sinusoidal or learned
   real dropout = 0;
+  // The output layer's weight is the target embedding's table (Vaswani et al. section 3.4): one
+  // (tgt_vocab, D) matrix instead of two. The output keeps its own bias.
+  bool share_embeddings = false;
 
   ModelKind kind() const { return model_kind(model); }  // heed::Error for an unknown name
   bool is_transformer() const { return kind() == ModelKind::kTransformer; }
