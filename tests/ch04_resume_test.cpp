@@ -240,6 +240,10 @@ TEST_SUITE("ch04_resume") {
     const std::string f = s.path("f.st"), w = s.path("w.st");
     REQUIRE(s.heed("train --model additive " + kSmall + " --steps 6 --save " + f).status == 0);
     REQUIRE(s.heed("train --model additive " + kSmall + " --steps 6 --weights-only --save " + w).status == 0);
+    // A location model has a row per source position (max_src_len of them): it cannot be fine-tuned
+    // on longer sources. The additive model reads any length (its fine-tuning on 100 is below).
+    const std::string loc = s.path("loc.st");
+    REQUIRE(s.heed("train --model location " + kSmall + " --steps 1 --weights-only --save " + loc).status == 0);
     const std::string bytes = slurp(f);
     auto spit = [&](const std::string& name, const std::string& content) {
       std::ofstream(s.path(name), std::ios::binary) << content;
@@ -308,7 +312,7 @@ TEST_SUITE("ch04_resume") {
         {"train --load " + f + " --vocab 4", "vocabularies of 7 and 7 tokens, the model reads 13 and 13"},
         {"train --load " + w + " --model plain", "--model plain differs from the model in"},
         {"train --load " + w + " --bidirectional", "--bidirectional differs from the model in"},
-        {"train --load " + w + " --max-len 100", "sources of up to 100 tokens are longer than the 64 the model reads"},
+        {"train --load " + loc + " --max-len 100", "sources of up to 100 tokens are longer than the 64 the model reads"},
         {"train --load " + renamed, "the model's vocabularies are not task reverse's"},
         {"train --resume " + no_moment, "the training state has no tensor training.exp_avg.out.bias"},
         {"train --resume " + extra, "its training state holds tensors this model has no parameter for"},
@@ -338,5 +342,10 @@ TEST_SUITE("ch04_resume") {
       CHECK(listing(s) == before);
       CHECK(slurp(f) == before_f);
     }
+    // The additive model has no longest source: fine-tuned on sources of 70 to 100 symbols, past the
+    // 64 of its max_src_len.
+    CliRun longer = s.heed("train --load " + w + " --min-len 70 --max-len 100 --batch 2 --steps 1 --eval-samples 2");
+    INFO(longer.err);
+    CHECK(longer.status == 0);
   }
 }  // TEST_SUITE

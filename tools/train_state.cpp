@@ -190,9 +190,11 @@ void adopt_loaded_model(TrainPlan& plan, const Args& a) {
                   std::to_string(flags.src_vocab) + " and " + std::to_string(flags.tgt_vocab) +
                   " tokens, the model reads " + std::to_string(loaded.src_vocab) + " and " +
                   std::to_string(loaded.tgt_vocab));
-  if (plan.task->max_len() > loaded.max_src_len)
+  // Only a model with a row per source position (location attention, learned positions) has a
+  // longest source; the others read any length (ModelConfig::source_limit).
+  if (plan.task->max_len() > loaded.source_limit())
     throw a.error("--load " + path + ": sources of up to " + std::to_string(plan.task->max_len()) +
-                  " tokens are longer than the " + std::to_string(loaded.max_src_len) + " the model reads");
+                  " tokens are longer than the " + std::to_string(loaded.source_limit()) + " the model reads");
   plan.config = loaded;
   plan.load = path;
   check_step_memory(plan.config, plan.opt.batch, plan.task->max_len());
