@@ -1,5 +1,6 @@
 #include "models/decoder_model.h"
 
+#include <algorithm>
 #include <string>
 
 #include "autograd/functions.h"
@@ -134,6 +135,32 @@ void DecoderModel::set_dropout_state(const std::string& state) {
     throw Error("decoder: a dropout stream state is " + std::string(state.empty() ? "missing" : "given") +
                 " for a model " + (has_dropout ? "with" : "without") + " dropout");
   if (has_dropout) dropout_gen_ = Generator::from_state(state);
+}
+
+HalvesLoss repeat_halves_loss(const Model& model, const RepeatTask& task, int64_t samples, uint64_t seed) {
+  if (samples < 1) throw Error("repeat: samples " + std::to_string(samples) + " must be at least 1");
+  NoGradGuard no_grad;
+  Generator gen(seed);
+  real first = 0, repeated = 0;
+  int64_t first_n = 0, repeated_n = 0;
+  for (int64_t done = 0; done < samples;) {
+    const int64_t B = std::min<int64_t>(100, samples - done);
+    std::vector<Example> examples;
+    for (int64_t b = 0; b < B; ++b) examples.push_back(task.sample(gen));
+    Batch batch = make_batch(examples);
+    Tensor logp = log_softmax(model.forward(batch).value(), 2);  // (B, T, V)
+    const int64_t T = batch.tgt_len, V = logp.shape()[2];
+    for (int64_t b = 0; b < B; ++b) {
+      const int64_t n = static_cast<int64_t>(examples[b].src.size());
+      for (int64_t t = 0; t < 2 * n; ++t) {
+        const real nll = -logp[(b * T + t) * V + batch.tgt_out[b * T + t]];  // the target at position t
+        (t < n ? first : repeated) += nll;
+        ++(t < n ? first_n : repeated_n);
+      }
+    }
+    done += B;
+  }
+  return {first / static_cast<real>(first_n), repeated / static_cast<real>(repeated_n), samples};
 }
 
 }  // namespace heed

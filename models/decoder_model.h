@@ -102,4 +102,19 @@ class DecoderModel : public Model {
   mutable Generator dropout_gen_;  // advanced by every training forward that drops
 };
 
+// A model's loss on the repeat task (models/tasks.h) with the two copies apart: the mean
+// cross-entropy in nats of the first copy's symbols and of the second's, teacher forced, over
+// `samples` fresh sequences drawn from Generator(seed) in batches of up to 100. A segment s of n
+// symbols is the target s s: the first copy's n symbols are predicted at positions 0 .. n-1
+// (after BOS s_1 .. s_t), the second's at positions n .. 2n-1; the EOS after them counts in
+// neither. Each half is the mean over all of its symbols in all sequences. A model that has
+// learnt nothing scores log V on both; one that copies scores near 0 on the second, except its
+// first symbol (s_1, read at s_n, which nothing in the sequence so far points to). Any Model:
+// a sequence-to-sequence model, which also reads s as its source, is scored the same way.
+struct HalvesLoss {
+  real first = 0, repeated = 0;  // nats per symbol
+  int64_t sequences = 0;
+};
+HalvesLoss repeat_halves_loss(const Model& model, const RepeatTask& task, int64_t samples, uint64_t seed);
+
 }  // namespace heed

@@ -62,6 +62,7 @@ std::string model_flags(const ModelConfig& c);
 // The flags read_transformer_flags knows: valued, then switches.
 inline const std::vector<std::string> kTransformerFlags = {"--layers", "--heads", "--ff", "--positions", "--dropout"};
 inline const char* kTransformerSwitch = "--norm-first";
+inline const char* kAttentionOnlySwitch = "--attention-only";  // --model decoder only
 inline const char* kTransformerHelp =
     "  --layers N, --heads K, --ff F   transformer: N encoder and N decoder layers, K heads of\n"
     "                            embed/K features, a feed-forward of F units (2, 4, 128)\n"

@@ -1,0 +1,123 @@
+// The decoder-only model on the command line and on its task: the repeat task (models/tasks.h),
+// the loss on each copy (repeat_halves_loss, models/decoder_model.h), heed train and heed eval
+// with --model decoder, a resumed run byte-identical to one that never stopped, and the flags
+// that do not apply refused with one clear line.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "models/decoder_model.h"
+#include "tests/heed_cli.h"
+
+using namespace heed;
+
+TEST_SUITE("ch14_decoder_cli") {
+  TEST_CASE("repeat: the target is the source twice; the longest target is twice the longest source") {
+    RepeatTask task(5, 2, 4);
+    CHECK(task.name() == "repeat");
+    CHECK(task.max_target_len() == 8);
+    Generator gen(1);
+    for (int i = 0; i < 20; ++i) {
+      Example e = task.sample(gen);
+      REQUIRE(e.src.size() >= 2);
+      REQUIRE(e.src.size() <= 4);
+      std::vector<int64_t> twice = e.src;
+      twice.insert(twice.end(), e.src.begin(), e.src.end());
+      CHECK(e.tgt == twice);
+    }
+    CHECK(make_task("repeat", 5, 2, 4)->name() == "repeat");
+  }
+
+  TEST_CASE("repeat_halves_loss: the mean cross-entropy of each copy's symbols, EOS in neither") {
+    ModelConfig c;
+    c.model = "decoder";
+    c.src_vocab = c.tgt_vocab = 8;
+    c.embed = 8;
+    c.heads = 2;
+    c.attention_only = true;
+    Generator gen(2);
+    DecoderModel model(c, gen);
+    RepeatTask task(5, 2, 4);
+    HalvesLoss h = repeat_halves_loss(model, task, 3, 7);
+    CHECK(h.sequences == 3);
+    // The same three sequences by hand: Generator(7)'s draws, each scored alone.
+    Generator draws(7);
+    real first = 0, repeated = 0;
+    int64_t n_all = 0;
+    for (int i = 0; i < 3; ++i) {
+      Example e = task.sample(draws);
+      Batch b = make_batch({e});
+      Tensor logp = log_softmax(model.forward(b).value(), 2);  // (1, 2n + 1, 8)
+      const int64_t n = static_cast<int64_t>(e.src.size());
+      for (int64_t t = 0; t < 2 * n; ++t) (t < n ? first : repeated) -= logp[t * 8 + e.tgt[t]];
+      n_all += n;
+    }
+    CHECK(std::fabs(h.first - first / n_all) < 1e-12);
+    CHECK(std::fabs(h.repeated - repeated / n_all) < 1e-12);
+    CHECK(h.first != h.repeated);
+  }
+
+  TEST_CASE("heed train and eval --model decoder on repeat: each copy's loss; a resumed run is the run that never stopped") {
+    Scratch s("decoder-cli");
+    const std::string run = "train --model decoder --task repeat --vocab 6 --min-len 3 --max-len 5 --embed 8 "
+                            "--heads 2 --batch 4 --eval-samples 10 --schedule constant ";
+    const std::string file = s.path("d.safetensors");
+    CliRun t = s.heed(run + "--attention-only --layers 2 --steps 20 --json --save " + file);
+    INFO(t.err);
+    REQUIRE(t.status == 0);
+    CHECK(t.out.find("training decoder (2 layers, 2 heads, d 8, attention only, sinusoidal positions") !=
+          std::string::npos);
+    CHECK(t.out.find("held-out: loss ") != std::string::npos);
+    CHECK(t.out.find(" on the first copy, ") != std::string::npos);
+    const Json j = t.json();
+    REQUIRE(j.find("loss_first"));
+    REQUIRE(j.find("loss_repeated"));
+    CliRun e = s.heed("eval --load " + file + " --samples 10 --json");
+    INFO(e.err);
+    REQUIRE(e.status == 0);
+    CHECK(e.out.find("decoder-only (D 8, 2 layers, 2 heads, attention only) on repeat") != std::string::npos);
+    CHECK(e.out.find("repeated copy  ") != std::string::npos);
+    const Json ej = e.json();
+    CHECK(std::fabs(ej.find("log_v")->as_real() - std::log(6.0)) < 1e-12);
+    // Resumed: 10 steps, then on to 20, gives the bytes of 20 at once (full layers, dropout's
+    // stream included).
+    const std::string full = run + "--layers 1 --ff 16 --norm-first --positions learned --dropout 0.1 ";
+    const std::string straight = s.path("straight.st"), half = s.path("half.st"), resumed = s.path("resumed.st");
+    REQUIRE(s.heed(full + "--steps 20 --save " + straight).status == 0);
+    REQUIRE(s.heed(full + "--steps 10 --save " + half).status == 0);
+    CliRun r = s.heed("train --resume " + half + " --steps 20 --save " + resumed);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(slurp(resumed) == slurp(straight));
+    CHECK(slurp(resumed) != slurp(half));
+  }
+
+  TEST_CASE("--model decoder: the flags and tasks that do not apply are refused, one line, status 2") {
+    Scratch s("decoder-cli-bad");
+    const std::string file = s.path("d.safetensors");
+    REQUIRE(s.heed("train --model decoder --task repeat --attention-only --embed 8 --heads 2 --steps 0 --save " + file)
+                .status == 0);
+    const std::string bad[][2] = {
+        {"train --model decoder --task reverse", "--model decoder reads no source, so it is trained on --task repeat"},
+        {"train --model decoder --task repeat --cell lstm", "--cell is for the recurrent models, not --model decoder"},
+        {"train --model decoder --task repeat --hidden 8", "--hidden is for the recurrent models, not --model decoder"},
+        {"train --model transformer --attention-only", "--attention-only is for --model decoder, not transformer"},
+        {"train --model additive --attention-only", "--attention-only is for --model decoder, not additive"},
+        {"train --model decoder --task repeat --attention-only --ff 16", "--ff does not apply to --attention-only"},
+        {"train --model decoder --task repeat --attention-only --norm-first",
+         "--norm-first does not apply to --attention-only"},
+        {"train --model decoder --task repeat --film " + s.path("f.html"), "--film: the film shows attention over a source"},
+        {"eval --load " + file + " --lengths 3", "--lengths does not apply to --model decoder"},
+    };
+    for (auto& bad_case : bad) {
+      const std::string args = bad_case[0];
+      const std::string words = bad_case[1];
+      CliRun r = s.heed(args);
+      INFO("heed " << args << " -> " << r.status << ": " << r.err);
+      CHECK(r.status == 2);
+      CHECK(count_lines(r.err) == 1);
+      CHECK(r.err.find(words) != std::string::npos);
+    }
+  }
+}
