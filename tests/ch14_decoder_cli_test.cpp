@@ -109,6 +109,8 @@ TEST_SUITE("ch14_decoder_cli") {
          "--norm-first does not apply to --attention-only"},
         {"train --model decoder --task repeat --film " + s.path("f.html"), "--film: the film shows attention over a source"},
         {"eval --load " + file + " --lengths 3", "--lengths does not apply to --model decoder"},
+        {"predict --load " + file + " \"3 1 4\"", "is a decoder-only model, which reads no source to translate"},
+        {"bench --model decoder", "--model"},
     };
     for (auto& bad_case : bad) {
       const std::string args = bad_case[0];

@@ -189,6 +189,9 @@ int cmd_predict(const std::vector<std::string>& argv) {
     if (!path.empty()) check_writable(path);  // a device or FIFO there is refused before any work
   }
   LoadedModel m = load_model(a.text("--load", ""));
+  if (m.model->config().is_decoder())  // greedy decoding from <bos> would ignore the source given
+    throw a.error(a.text("--load", "") + " is a decoder-only model, which reads no source to translate; "
+                  "heed eval --load scores it");
   if (a.has("--svg") && m.model->config().kind() == ModelKind::kPlain) throw a.error("--svg: the plain model has no attention to draw");
   const Vocab& sv = m.src_vocab;  // the file's vocabularies
   const Vocab& tv = m.tgt_vocab;
