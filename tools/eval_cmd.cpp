@@ -1,7 +1,6 @@
 // heed eval and heed predict: accuracy by length of a saved model, and one decoded source
 // with the attention the model paid.
 #include <cctype>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -15,6 +14,7 @@
 #include "models/data.h"
 #include "models/decoder_model.h"
 #include "models/evaluate.h"
+#include "tensor/math.h"
 #include "tools/common.h"
 #include "viz/heatmap.h"
 #include "viz/html.h"
@@ -128,7 +128,7 @@ int cmd_eval(const std::vector<std::string>& argv) {
     const int64_t samples = a.integer("--samples", 500, 1, 1000000);
     const int64_t seed = a.integer("--seed", 1, 0, INT64_MAX);
     HalvesLoss h = repeat_halves_loss(*m.model, *repeat, samples, static_cast<uint64_t>(seed));
-    const real log_v = std::log(static_cast<real>(repeat->num_symbols()));
+    const real log_v = math::log(static_cast<real>(repeat->num_symbols()));
     std::printf("%s on %s: the loss on each copy, teacher forced, %lld sequences (nats per symbol)\n",
                 m.model->config().describe().c_str(), m.task->name().c_str(), static_cast<long long>(samples));
     std::printf("first copy     %.4f  (%.1f %% of log V)\n", h.first, 100 * h.first / log_v);

@@ -18,6 +18,7 @@
 #include "models/evaluate.h"
 #include "models/train.h"
 #include "nn/checkpoint.h"
+#include "tensor/math.h"
 #include "tools/common.h"
 #include "tools/train_state.h"
 #include "tools/watch.h"
@@ -396,7 +397,7 @@ int cmd_train(const std::vector<std::string>& argv) {
     std::printf("validation: no pairs to score\n");
   else if (halves)
     std::printf("held-out: loss %.4f on the first copy, %.4f on the repeated one, log V %.4f (%lld sequences)\n",
-                half.first, half.repeated, std::log(static_cast<real>(repeat->num_symbols())),
+                half.first, half.repeated, math::log(static_cast<real>(repeat->num_symbols())),
                 static_cast<long long>(half.sequences));
   else
     std::printf("held-out: exact %.3f, token %.3f (%lld sequences)\n", acc.exact(), acc.token(),
