@@ -6,6 +6,7 @@
 #include "autograd/functions.h"
 #include "models/vocab.h"
 #include "nn/encoder.h"
+#include "tensor/math.h"
 
 namespace heed {
 
@@ -161,6 +162,59 @@ HalvesLoss repeat_halves_loss(const Model& model, const RepeatTask& task, int64_
     done += B;
   }
   return {first / static_cast<real>(first_n), repeated / static_cast<real>(repeated_n), samples};
+}
+
+namespace {
+
+// One token drawn from logits (V) as SamplingOptions says, with one draw u = gen.uniform():
+//   keep the top_k largest logits (all when 0), p_i = exp((l_i - l_max) / T) / sum_j exp(...)
+//   over the kept ones, and return the first kept token (most probable first) whose cumulative
+//   probability exceeds u. T = 0 returns the most probable token and draws nothing.
+int64_t draw_token(const real* logits, int64_t V, const SamplingOptions& o, Generator& gen) {
+  std::vector<int64_t> order(static_cast<size_t>(V));
+  for (int64_t i = 0; i < V; ++i) order[static_cast<size_t>(i)] = i;
+  // Most probable first; equal logits keep the lower id first.
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return logits[a] > logits[b]; });
+  if (o.temperature == 0) return order[0];
+  const int64_t k = o.top_k > 0 ? std::min(o.top_k, V) : V;
+  std::vector<real> p(static_cast<size_t>(k));
+  real total = 0;
+  for (int64_t i = 0; i < k; ++i) {
+    p[static_cast<size_t>(i)] = math::exp((logits[order[static_cast<size_t>(i)]] - logits[order[0]]) / o.temperature);
+    total += p[static_cast<size_t>(i)];
+  }
+  const real u = gen.uniform() * total;  // in [0, total)
+  real cumulative = 0;
+  for (int64_t i = 0; i < k; ++i) {
+    cumulative += p[static_cast<size_t>(i)];
+    if (u < cumulative) return order[static_cast<size_t>(i)];
+  }
+  return order[static_cast<size_t>(k - 1)];  // u rounded up to total: the last kept token
+}
+
+}  // namespace
+
+std::vector<int64_t> sample_continuation(const Model& model, const std::vector<int64_t>& prompt, int64_t max_tokens,
+                                         const SamplingOptions& options, Generator& gen) {
+  if (!model.config().is_decoder())
+    throw Error("sample: model '" + model.config().model + "' is not a decoder-only model (it reads a source)");
+  if (!(options.temperature >= 0))
+    throw Error("sample: temperature " + std::to_string(options.temperature) + " must be >= 0");
+  if (options.top_k < 0) throw Error("sample: top_k " + std::to_string(options.top_k) + " must be >= 0");
+  NoGradGuard no_grad;
+  std::unique_ptr<StepState> st = model.start_decoding(Batch{});
+  Tensor logits;  // (1, V) after the last token fed
+  auto feed = [&](int64_t id) { logits = model.logits(model.decode_step({id}, *st).out).value(); };
+  feed(Vocab::kBos);
+  for (int64_t id : prompt) feed(id);
+  std::vector<int64_t> out;
+  while (static_cast<int64_t>(out.size()) < max_tokens) {
+    const int64_t next = draw_token(logits.data(), logits.shape()[1], options, gen);
+    out.push_back(next);
+    if (next == Vocab::kEos) break;
+    feed(next);
+  }
+  return out;
 }
 
 }  // namespace heed

@@ -102,6 +102,21 @@ class DecoderModel : public Model {
   mutable Generator dropout_gen_;  // advanced by every training forward that drops
 };
 
+// How sample_continuation chooses each next token.
+struct SamplingOptions {
+  real temperature = 1;  // the logits are divided by it; 0: always the most probable token
+  int64_t top_k = 0;     // draw among the k most probable tokens only; 0: among all
+};
+
+// Continues the sequence <bos> prompt with up to max_tokens tokens, stopping after an <eos>:
+// each next token is drawn from softmax(logits / temperature) over the top_k most probable
+// tokens (ties: the lower id first), with one gen.uniform() per token, on the per-layer cache.
+// Fixed prompt, options and gen state give the same tokens every time; draw_token in the .cpp
+// is the whole rule, as one plain loop. REQUIRES: a decoder-only model (its decoding reads no
+// source), temperature >= 0, top_k >= 0 (else heed::Error).
+std::vector<int64_t> sample_continuation(const Model& model, const std::vector<int64_t>& prompt, int64_t max_tokens,
+                                         const SamplingOptions& options, Generator& gen);
+
 // A model's loss on the repeat task (models/tasks.h) with the two copies apart: the mean
 // cross-entropy in nats of the first copy's symbols and of the second's, teacher forced, over
 // `samples` fresh sequences drawn from Generator(seed) in batches of up to 100. A segment s of n

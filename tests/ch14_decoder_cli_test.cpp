@@ -4,8 +4,12 @@
 // that do not apply refused with one clear line.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/decoder_model.h"
 #include "tests/heed_cli.h"
@@ -111,6 +115,118 @@ TEST_SUITE("ch14_decoder_cli") {
         {"eval --load " + file + " --lengths 3", "--lengths does not apply to --model decoder"},
         {"predict --load " + file + " \"3 1 4\"", "is a decoder-only model, which reads no source to translate"},
         {"bench --model decoder", "--model"},
+    };
+    for (auto& bad_case : bad) {
+      const std::string args = bad_case[0];
+      const std::string words = bad_case[1];
+      CliRun r = s.heed(args);
+      INFO("heed " << args << " -> " << r.status << ": " << r.err);
+      CHECK(r.status == 2);
+      CHECK(count_lines(r.err) == 1);
+      CHECK(r.err.find(words) != std::string::npos);
+    }
+  }
+}
+
+namespace {
+
+// A small untrained model: its next-token distributions are spread, so draws differ.
+ModelConfig sampler_config() {
+  ModelConfig c;
+  c.model = "decoder";
+  c.src_vocab = c.tgt_vocab = 9;
+  c.embed = 8;
+  c.heads = 2;
+  c.layers = 1;
+  c.attention_only = true;
+  return c;
+}
+
+}  // namespace
+
+TEST_SUITE("ch14_decoder_sample") {
+  TEST_CASE("sample_continuation: seeded and reproducible; temperature 0 and top-k 1 are greedy; stops after <eos>") {
+    Generator init(3);
+    DecoderModel model(sampler_config(), init);
+    const std::vector<int64_t> prompt = {3, 5, 4};
+    Generator g1(11), g2(11), g3(12);
+    const std::vector<int64_t> a = sample_continuation(model, prompt, 30, {}, g1);
+    CHECK(a == sample_continuation(model, prompt, 30, {}, g2));
+    CHECK(a != sample_continuation(model, prompt, 30, {}, g3));
+    for (size_t i = 0; i + 1 < a.size(); ++i) CHECK(a[i] != Vocab::kEos);  // <eos> only last
+    // Greedy by hand: the most probable token of the full forward over <bos> prompt so far.
+    std::vector<int64_t> seq = {Vocab::kBos}, greedy;
+    seq.insert(seq.end(), prompt.begin(), prompt.end());
+    for (int i = 0; i < 6; ++i) {
+      const int64_t T = static_cast<int64_t>(seq.size()), V = 9, last = T - 1;
+      Tensor logits = model.logits(model.hidden(seq, 1, T, {T})).value();  // (1, T, V), any ids (specials too)
+      int64_t best = 0;
+      for (int64_t v = 1; v < V; ++v)
+        if (logits[last * V + v] > logits[last * V + best]) best = v;
+      greedy.push_back(best);
+      if (best == Vocab::kEos) break;
+      seq.push_back(best);
+    }
+    Generator g4(1), g5(2);
+    CHECK(sample_continuation(model, prompt, 6, {.temperature = 0}, g4) == greedy);
+    CHECK(sample_continuation(model, prompt, 6, {.temperature = 1, .top_k = 1}, g5) == greedy);
+    Generator g6(1);
+    CHECK_THROWS_WITH_AS(sample_continuation(model, prompt, 6, {.temperature = -1}, g6),
+                         doctest::Contains("temperature -1"), Error);
+  }
+
+  TEST_CASE("sample_continuation: the first token's frequencies over 4000 draws follow softmax(logits / T) over the top k") {
+    Generator init(4);
+    DecoderModel model(sampler_config(), init);
+    const std::vector<int64_t> prompt = {6, 7};
+    Tensor logits = model.forward(make_batch({{{3}, prompt}})).value();  // (1, 3, 9)
+    const int64_t V = 9;
+    for (auto [T, k] : {std::pair<real, int64_t>{1, 0}, {0.5, 0}, {2, 3}}) {
+      CAPTURE(T);
+      CAPTURE(k);
+      // The expected distribution: the k largest logits of the last position, softmax at T.
+      std::vector<real> l(logits.data() + 2 * V, logits.data() + 3 * V), p(V, 0);
+      std::vector<real> sorted = l;
+      std::sort(sorted.begin(), sorted.end(), std::greater<real>());
+      const real cutoff = k ? sorted[static_cast<size_t>(k - 1)] : -1e300;
+      real total = 0;
+      for (int64_t v = 0; v < V; ++v)
+        if (l[v] >= cutoff) total += p[v] = std::exp(l[v] / T);
+      std::vector<int64_t> count(V, 0);
+      Generator gen(5);
+      const int n = 4000;
+      for (int i = 0; i < n; ++i) ++count[sample_continuation(model, prompt, 1, {.temperature = T, .top_k = k}, gen)[0]];
+      for (int64_t v = 0; v < V; ++v) {
+        const real want = p[v] / total, got = static_cast<real>(count[v]) / n;
+        INFO("token " << v << ": drawn " << got << ", probability " << want);
+        CHECK(std::fabs(got - want) <= 4 * std::sqrt(want * (1 - want) / n) + 1e-12);  // 4 standard deviations
+        if (want == 0) CHECK(count[v] == 0);
+      }
+    }
+  }
+
+  TEST_CASE("heed sample: the same seed prints the same tokens; bad input is one clear line") {
+    Scratch s("decoder-sample");
+    const std::string file = s.path("d.safetensors"), learned = s.path("l.safetensors"), other = s.path("a.safetensors");
+    REQUIRE(s.heed("train --model decoder --task repeat --vocab 6 --min-len 3 --max-len 5 --attention-only --embed 8 "
+                   "--heads 2 --batch 4 --steps 10 --eval-samples 2 --save " + file).status == 0);
+    REQUIRE(s.heed("train --model decoder --task repeat --vocab 6 --min-len 3 --max-len 5 --positions learned --embed 8 "
+                   "--heads 2 --ff 8 --batch 4 --steps 0 --save " + learned).status == 0);
+    REQUIRE(s.heed("train --model additive --embed 4 --hidden 4 --steps 0 --save " + other).status == 0);
+    CliRun a = s.heed("sample --load " + file + " --prompt \"3 1 4\" --seed 7 --json");
+    INFO(a.err);
+    REQUIRE(a.status == 0);
+    CHECK(a.out.rfind("prompt: 3 1 4\nsample: ", 0) == 0);
+    CHECK(s.heed("sample --load " + file + " --prompt \"3 1 4\" --seed 7 --json").out == a.out);
+    CHECK(s.heed("sample --load " + file + " --prompt \"3 1 4\" --seed 8 --json").out != a.out);
+    CHECK(a.json().find("output")->as_array().size() >= 1);
+    const std::string bad[][2] = {
+        {"sample --load " + file, "--prompt \"TOKENS\" is required"},
+        {"sample --load " + file + " --prompt \"3 x\"", "--prompt: "},
+        {"sample --load " + file + " --prompt \"3\" --temperature -1", "--temperature"},
+        {"sample --load " + file + " --prompt \"3\" --top-k -2", "--top-k"},
+        {"sample --load " + other + " --prompt \"3\"", "is a additive model, which reads a source"},
+        {"sample --load " + learned + " --prompt \"3 1\" --max-tokens 100", "need more than the model's 64 learned positions"},
     };
     for (auto& bad_case : bad) {
       const std::string args = bad_case[0];

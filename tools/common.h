@@ -21,6 +21,7 @@ namespace heed {
 int cmd_train(const std::vector<std::string>& argv);
 int cmd_eval(const std::vector<std::string>& argv);
 int cmd_predict(const std::vector<std::string>& argv);
+int cmd_sample(const std::vector<std::string>& argv);
 int cmd_bench(const std::vector<std::string>& argv);
 int cmd_data(const std::vector<std::string>& argv);
 
