@@ -122,8 +122,9 @@ exercise-commands:
 # ---- a class's edition
 # make student-edition DIR=folder writes the repository as a class hands it out: every file of the
 # checkout (git's list, with files not yet committed; without git, every file but the builds) except
-# the solutions, the wrong answers and the self-test. DIR must not exist: nothing is overwritten.
-EDITION_LEAVES_OUT := exercises/solutions/% tests/exercises/% tests/exercises_test.cpp
+# the solutions, the wrong answers and the self-test (with the tests of your own heed, which build on
+# the solutions: tests/yours_*). DIR must not exist: nothing is overwritten.
+EDITION_LEAVES_OUT := exercises/solutions/% tests/exercises/% tests/exercises_test.cpp tests/yours_%
 .PHONY: student-edition student-edition-test
 student-edition:
 	@if [ -z "$(DIR)" ]; then echo "usage: make student-edition DIR=folder (a folder that does not exist yet)" >&2; exit 2; fi; \
@@ -131,7 +132,7 @@ student-edition:
 	 if [ -z "$(EX_FULL)" ]; then echo "student-edition: this is an edition already (no tests/exercises/)" >&2; exit 2; fi; \
 	 { git ls-files --cached --others --exclude-standard 2>/dev/null || \
 	   find . -type f ! -path './build*' ! -path './.git/*' | sed 's|^\./||'; } | sort -u | \
-	   grep -v -e '^exercises/solutions/' -e '^tests/exercises/' -e '^tests/exercises_test\.cpp$$' -e '^build' | \
+	   grep -v -e '^exercises/solutions/' -e '^tests/exercises/' -e '^tests/exercises_test\.cpp$$' -e '^tests/yours_' -e '^build' | \
 	   while read -r f; do [ -f "$$f" ] && printf '%s\n' "$$f"; done >$(BUILD)/student-edition.files || exit 1; \
 	 mkdir -p "$(DIR)" && tar -cf - -T $(BUILD)/student-edition.files | tar -C "$(DIR)" -xf - && \
 	 echo "student-edition: $(DIR) holds $$(wc -l <$(BUILD)/student-edition.files) files (no solutions, no self-test)"
@@ -141,11 +142,10 @@ student-edition:
 # what differs is built again: the test program, linked without the exercises' tests. The self-test's
 # objects and programs (which hold the solutions) are left out.
 EDITION := $(BUILD)/student-edition
-student-edition-test: $(TESTS) $(CHAPTER_BINS) $(HEED) $(FLOAT_LIB)
+student-edition-test: $(TESTS) $(CHAPTER_BINS) $(HEED)
 	@rm -rf $(EDITION) && mkdir -p $(BUILD)
 	@$(MAKE) --no-print-directory -s student-edition DIR=$(EDITION)
 	@mkdir -p $(EDITION)/$(BUILD) && \
-	 tar -C $(BUILD) --exclude=./obj/tests/exercises --exclude='./obj/tests/exercises_test.*' \
+	 tar -C $(BUILD) --exclude=./obj/tests/exercises --exclude='./obj/tests/exercises_test.*' --exclude='./obj/tests/yours_*' \
 	   -cf - ./flags ./obj ./libheed.a $(if $(HEED),./heed) $(patsubst $(BUILD)/%,./%,$(CHAPTER_BINS)) | tar -C $(EDITION)/$(BUILD) -xf -
-	@mkdir -p $(EDITION)/$(FLOAT_BUILD) && tar -C $(FLOAT_BUILD) -cf - ./flags ./obj ./libheed.a | tar -C $(EDITION)/$(FLOAT_BUILD) -xf -
 	@$(MAKE) --no-print-directory -C $(EDITION) test

@@ -3,11 +3,14 @@
 #                        programs tutorial-NN, engine-check);
 #                        prints which pieces are yours and which are still heed's
 #   make yours-test      the same, then checks it: a wrong piece reported alone with its check's
-#                        table, the gradient checks of the ops yours replace, and a short training
-#                        whose losses must equal heed's to 1e-9
+#                        table, the gradient checks of the ops yours replace, the chapter programs
+#                        against the quick output their chapters show, a short training whose
+#                        losses must equal heed's to 1e-9, and the milestones (reverse learned,
+#                        chapter 11's seed sentence translated)
 #     ANSWERS=DIR        take the answers from DIR/NN_topic/exercises.cpp (default: exercises)
 #     YOURS=DIR          build there (default: build-yours)
-#     YOURS_CHAPTERS="NN ..."  link only those chapters' programs (empty: none)
+#     YOURS_CHAPTERS="NN ..."  link (and check) only those chapters' programs (empty: none)
+#     YOURS_TRANSLATE_STEPS=N  the translation milestone's steps (300; fewer: reported, not judged; 0: none)
 # The substitution is at link time: exercises/yours/yours.sh says how. Only your answers and the
 # joints compile; the rest is heed's objects, already built.
 YOURS   ?= build-yours

@@ -142,7 +142,8 @@ fuzz-toolchain:
 	 { echo "heed: could not install libFuzzer; run: apt-get install clang libclang-rt-14-dev" >&2; exit 1; }; }
 	@rm -f /tmp/heed-fuzz-probe /tmp/heed-fuzz-probe.cpp
 
-test-float: float
+# (and build/'s library: the install suite's float case installs both, as make install does)
+test-float: float $(LIB)
 	@echo "$(FLOAT_BUILD)/tests: every suite, in float"
 	@HEED_BUILD=$(FLOAT_BUILD) $(FLOAT_BUILD)/tests --no-intro
 	@echo "Skipped in float, each test marked with its reason (tests/precision.h): gradient checks, the"

@@ -137,6 +137,26 @@ Var TransformerSeq2Seq::forward(const Batch& batch) const {
   return out_.forward(core_.decode(tgt_embed_, batch, core_.encode(src_embed_, batch)));
 }
 
+TransformerAttentionMaps TransformerSeq2Seq::attention_maps(const std::vector<int64_t>& src,
+                                                            const std::vector<int64_t>& output) const {
+  if (src.empty() || output.empty()) throw Error("transformer: attention_maps needs a source and an output");
+  const int64_t S = static_cast<int64_t>(src.size()), T = static_cast<int64_t>(output.size());
+  Batch b;  // one pair, no padding: the rows are exactly the T written tokens
+  b.batch = 1;
+  b.src_len = S;
+  b.tgt_len = T;
+  b.src = src;
+  b.lengths = {S};
+  b.tgt_in = {Vocab::kBos};
+  b.tgt_in.insert(b.tgt_in.end(), output.begin(), output.end() - 1);
+  b.tgt_out = output;
+  b.tgt_lengths = {T};
+  TransformerAttentionMaps maps;
+  NoGradGuard no_grad;
+  core_.decode(tgt_embed_, b, core_.encode(src_embed_, b, &maps), &maps);
+  return maps;
+}
+
 std::unique_ptr<StepState> TransformerSeq2Seq::start_decoding(const Batch& batch) const {
   return std::make_unique<TransformerState>(start(batch));
 }

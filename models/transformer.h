@@ -114,6 +114,13 @@ class TransformerSeq2Seq : public Model {
   std::string dropout_state() const override;
   void set_dropout_state(const std::string& state) override;
 
+  // Every layer's and head's attention weights for one source and the tokens a decoder wrote for
+  // it (greedy or beam; <eos> last if it ended), in one teacher-forced pass with no graph: the
+  // decoder reads <bos> y_1 .. y_{T-1}, so cross and self have one row per written token. What
+  // heed predict --layer/--head draws; the stepwise decoder's weights are the same numbers up to
+  // rounding (tests/ch13_heads_cli_test.cpp).
+  TransformerAttentionMaps attention_maps(const std::vector<int64_t>& src, const std::vector<int64_t>& output) const;
+
   // The parts, for reading the attention maps of a teacher-forced pass (chapter 13).
   const TransformerCore& core() const { return core_; }
   const Embedding& src_embed() const { return src_embed_; }

@@ -316,7 +316,7 @@ const std::vector<std::string>& chapters_with_quick_figures() {
                                                 "tutorials/06_seq2seq", "tutorials/07_additive_attention",
                                                 "tutorials/03_gradient_checking", "tutorials/12_attention_zoo",
                                                 "tutorials/04_classifiers", "tutorials/08_multiplicative_attention",
-                                                "tutorials/09_attention_matrices"};
+                                                "tutorials/09_attention_matrices", "tutorials/13_transformer"};
   return dirs;
 }
 

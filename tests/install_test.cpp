@@ -5,8 +5,11 @@
 // by the linker, the mismatch named on the first line (tensor/real.h). make uninstall removes
 // exactly what make install wrote. Also DESTDIR (a staging folder for packagers).
 //
-// Run by make test, which builds both libraries first (build/libheed.a, build-float/libheed.a);
-// the suites run from other builds (make sanitize, test-float, ...) skip it: it installs build/'s.
+// Two halves, so that make test need not build the float library:
+// - make install-double (the headers, libheed.a, heed.pc): run by make test, from build/;
+// - make install (both libraries), the float example and the precision mismatch: run by make
+//   test-float, from build-float/, which builds both libraries first.
+// The suites run from other builds (make sanitize, test-aarch64, ...) skip both.
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -50,7 +53,27 @@ int files_under(const fs::path& dir) {
   return n;
 }
 
-const bool kOtherBuild = std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build";
+std::string build_folder() { return std::getenv("HEED_BUILD") ? std::getenv("HEED_BUILD") : "build"; }
+const bool kNotDouble = build_folder() != "build";
+const bool kNotFloat = build_folder() != "build-float";
+
+// A scratch PREFIX holding two files of the user's, which make uninstall must leave.
+void users_files(const std::string& prefix) {
+  fs::create_directories(prefix + "/include");
+  fs::create_directories(prefix + "/lib/pkgconfig");
+  write_text_file(prefix + "/include/mine.h", "// the user's\n");
+  write_text_file(prefix + "/lib/pkgconfig/other.pc", "Name: other\n");
+}
+
+// make uninstall removes heed's files and leaves the user's two.
+void uninstall_leaves_the_users(Scratch& s, const std::string& work, const std::string& prefix) {
+  Shell un = sh(s, work, make("uninstall PREFIX='" + prefix + "'"));
+  INFO(un.out);
+  CHECK(un.status == 0);
+  CHECK(!fs::exists(prefix + "/include/heed"));
+  CHECK(files_under(prefix) == 2);  // the user's two files, and nothing of heed's
+  CHECK(slurp(prefix + "/include/mine.h") == "// the user's\n");
+}
 
 }  // namespace
 
@@ -63,69 +86,57 @@ TEST_SUITE("install") {
                   "README.md's C++ example differs from examples/first_steps.cpp: copy the file into the README");
   }
 
-  TEST_CASE("make install: examples built out of tree with pkg-config run and learn; a precision mismatch is named" *
-            doctest::skip(kOtherBuild)) {
+  TEST_CASE("make install-double: the examples, built out of tree with pkg-config, run and learn" *
+            doctest::skip(kNotDouble)) {
     if (test::tools_missing({"pkg-config"}, "the install test", "apt-get install pkg-config")) return;
     REQUIRE(fs::exists("build/libheed.a"));
-    REQUIRE(fs::exists("build-float/libheed.a"));  // make test builds it
     Scratch s("install");
     const std::string prefix = s.path("prefix"), work = s.path("work");
     fs::create_directories(work);
-    // A user's files beside heed's, which make uninstall must leave.
-    fs::create_directories(prefix + "/include");
-    fs::create_directories(prefix + "/lib/pkgconfig");
-    write_text_file(prefix + "/include/mine.h", "// the user's\n");
-    write_text_file(prefix + "/lib/pkgconfig/other.pc", "Name: other\n");
+    users_files(prefix);
 
-    Shell inst = sh(s, work, make("install PREFIX='" + prefix + "'"));
+    Shell inst = sh(s, work, make("install-double PREFIX='" + prefix + "'"));
     INFO(inst.out);
     REQUIRE(inst.status == 0);
     CHECK(fs::exists(prefix + "/include/heed/nn/linear.h"));
     CHECK(fs::exists(prefix + "/include/heed/tensor/real.h"));
     CHECK(fs::exists(prefix + "/lib/libheed.a"));
-    CHECK(fs::exists(prefix + "/lib/libheed-float.a"));
+    CHECK(!fs::exists(prefix + "/lib/libheed-float.a"));  // install-double: the double library only
+    CHECK(!fs::exists(prefix + "/lib/pkgconfig/heed-float.pc"));
     // Every include of heed's own folders is rewritten to heed/...: none is left bare.
     Shell bare = sh(s, work, "grep -rEn '#[[:space:]]*include[[:space:]]*\"(tensor|autograd|nn|models|io|viz)/' '" +
                                  prefix + "/include/heed' | head -3");
     CHECK(bare.out == "");
     CHECK(slurp(prefix + "/include/heed/nn/linear.h").find("#include \"heed/nn/module.h\"") != std::string::npos);
     const std::string pc = "PKG_CONFIG_PATH='" + prefix + "/lib/pkgconfig' pkg-config";
-    Shell flags = sh(s, work, pc + " --cflags --libs heed-float");
+    Shell flags = sh(s, work, pc + " --cflags --libs heed");
     CHECK(flags.out.find("-std=c++20") != std::string::npos);
     CHECK(flags.out.find("-ffp-contract=off") != std::string::npos);
-    CHECK(flags.out.find("-DHEED_REAL_FLOAT") != std::string::npos);
-    CHECK(flags.out.find("-lheed-float") != std::string::npos);
+    CHECK(flags.out.find("-DHEED_REAL_FLOAT") == std::string::npos);
+    CHECK(flags.out.find("-lheed") != std::string::npos);
 
     // The examples, copied out of the repository: nothing of it is on the include path.
     for (const char* e : {"first_steps.cpp", "attention_reverse.cpp"})
       fs::copy_file(std::string("examples/") + e, work + "/" + e);
     const std::string cxx = "g++ -O1";
     Shell build = sh(s, work,
-                     cxx + " -c first_steps.cpp $(" + pc + " --cflags heed) -o first_steps.o && " +
-                     cxx + " -c first_steps.cpp $(" + pc + " --cflags heed-float) -o first_steps_float.o && " +
-                     cxx + " attention_reverse.cpp $(" + pc + " --cflags --libs heed) -o attention_reverse && " +
-                     cxx + " first_steps.o $(" + pc + " --libs heed) -o first_steps && " +
-                     cxx + " first_steps_float.o $(" + pc + " --libs heed-float) -o first_steps_float");
+                     cxx + " first_steps.cpp $(" + pc + " --cflags --libs heed) -o first_steps && " +
+                     cxx + " attention_reverse.cpp $(" + pc + " --cflags --libs heed) -o attention_reverse");
     INFO(build.out);
     REQUIRE(build.status == 0);
 
-    {  // first_steps, double and float: df/dw = 8, the loss falls, the line is found
-      for (const char* program : {"./first_steps", "./first_steps_float"}) {
-        CAPTURE(program);
-        Shell run = sh(s, work, program);
-        INFO(run.out);
-        REQUIRE(run.status == 0);
-        CHECK(run.out.find("f(3) = 15, df/dw = 8") != std::string::npos);
-        const std::vector<double> l = losses(run.out);
-        REQUIRE(l.size() == 6);
-        CHECK(l.back() < l.front() / 100);
-        CHECK(run.out.find("learned y = 3.000 a -2.000 b +1.000") != std::string::npos);
-        // README.md shows this program's output: it must be what the double build prints.
-        if (std::string(program) == "./first_steps")
-          CHECK_MESSAGE(slurp("README.md").find("```\n" + run.out + "```\n") != std::string::npos,
-                        "README.md's output block under the C++ example is not what examples/first_steps prints:\n"
-                            << run.out);
-      }
+    {  // first_steps: df/dw = 8, the loss falls, the line is found; README.md shows this output
+      Shell run = sh(s, work, "./first_steps");
+      INFO(run.out);
+      REQUIRE(run.status == 0);
+      CHECK(run.out.find("f(3) = 15, df/dw = 8") != std::string::npos);
+      const std::vector<double> l = losses(run.out);
+      REQUIRE(l.size() == 6);
+      CHECK(l.back() < l.front() / 100);
+      CHECK(run.out.find("learned y = 3.000 a -2.000 b +1.000") != std::string::npos);
+      CHECK_MESSAGE(slurp("README.md").find("```\n" + run.out + "```\n") != std::string::npos,
+                    "README.md's output block under the C++ example is not what examples/first_steps prints:\n"
+                        << run.out);
     }
     {  // attention_reverse: the loss falls and a new sequence comes out reversed
       Shell run = sh(s, work, "./attention_reverse");
@@ -139,6 +150,50 @@ TEST_SUITE("install") {
         CHECK(run.out.find("output " + std::to_string(t) + " looked at source " + std::to_string(6 - t)) !=
               std::string::npos);
     }
+    uninstall_leaves_the_users(s, work, prefix);
+  }
+
+  TEST_CASE("make install: both libraries; the float example learns; a precision mismatch is named (make test-float)" *
+            doctest::skip(kNotFloat)) {
+    if (test::tools_missing({"pkg-config"}, "the install test", "apt-get install pkg-config")) return;
+    REQUIRE(fs::exists("build/libheed.a"));  // make test-float builds both
+    REQUIRE(fs::exists("build-float/libheed.a"));
+    Scratch s("install-float");
+    const std::string prefix = s.path("prefix"), work = s.path("work");
+    fs::create_directories(work);
+    users_files(prefix);
+
+    Shell inst = sh(s, work, make("install PREFIX='" + prefix + "'"));
+    INFO(inst.out);
+    REQUIRE(inst.status == 0);
+    CHECK(fs::exists(prefix + "/include/heed/nn/linear.h"));
+    CHECK(fs::exists(prefix + "/lib/libheed.a"));
+    CHECK(fs::exists(prefix + "/lib/libheed-float.a"));
+    const std::string pc = "PKG_CONFIG_PATH='" + prefix + "/lib/pkgconfig' pkg-config";
+    Shell flags = sh(s, work, pc + " --cflags --libs heed-float");
+    CHECK(flags.out.find("-std=c++20") != std::string::npos);
+    CHECK(flags.out.find("-ffp-contract=off") != std::string::npos);
+    CHECK(flags.out.find("-DHEED_REAL_FLOAT") != std::string::npos);
+    CHECK(flags.out.find("-lheed-float") != std::string::npos);
+
+    fs::copy_file("examples/first_steps.cpp", work + "/first_steps.cpp");
+    const std::string cxx = "g++ -O1";
+    Shell build = sh(s, work,
+                     cxx + " -c first_steps.cpp $(" + pc + " --cflags heed) -o first_steps.o && " +
+                     cxx + " -c first_steps.cpp $(" + pc + " --cflags heed-float) -o first_steps_float.o && " +
+                     cxx + " first_steps_float.o $(" + pc + " --libs heed-float) -o first_steps_float");
+    INFO(build.out);
+    REQUIRE(build.status == 0);
+    {  // first_steps in float: df/dw = 8, the loss falls, the line is found
+      Shell run = sh(s, work, "./first_steps_float");
+      INFO(run.out);
+      REQUIRE(run.status == 0);
+      CHECK(run.out.find("f(3) = 15, df/dw = 8") != std::string::npos);
+      const std::vector<double> l = losses(run.out);
+      REQUIRE(l.size() == 6);
+      CHECK(l.back() < l.front() / 100);
+      CHECK(run.out.find("learned y = 3.000 a -2.000 b +1.000") != std::string::npos);
+    }
     {  // a program compiled for double linked with the float library: the first line names it, and back
       Shell wrong = sh(s, work, cxx + " first_steps.o $(" + pc + " --libs heed-float) -o mixed");
       CHECK(wrong.status != 0);
@@ -149,26 +204,19 @@ TEST_SUITE("install") {
       CHECK(first_line(back.out).find("heed_library_is_double_but_this_program_was_compiled_for_float") !=
             std::string::npos);
     }
-
-    Shell un = sh(s, work, make("uninstall PREFIX='" + prefix + "'"));
-    INFO(un.out);
-    CHECK(un.status == 0);
-    CHECK(!fs::exists(prefix + "/include/heed"));
-    CHECK(files_under(prefix) == 2);  // the user's two files, and nothing of heed's
-    CHECK(slurp(prefix + "/include/mine.h") == "// the user's\n");
+    uninstall_leaves_the_users(s, work, prefix);
   }
 
-  TEST_CASE("make install DESTDIR=stage PREFIX=/opt/heed: files in the stage, pkg-config files naming /opt/heed" *
-            doctest::skip(kOtherBuild)) {
+  TEST_CASE("make install-double DESTDIR=stage PREFIX=/opt/heed: files in the stage, pkg-config files naming /opt/heed" *
+            doctest::skip(kNotDouble)) {
     REQUIRE(fs::exists("build/libheed.a"));
-    REQUIRE(fs::exists("build-float/libheed.a"));
     Scratch s("install-destdir");
     const std::string stage = s.path("stage");
-    Shell inst = sh(s, s.folder(), make("install PREFIX=/opt/heed DESTDIR='" + stage + "'"));
+    Shell inst = sh(s, s.folder(), make("install-double PREFIX=/opt/heed DESTDIR='" + stage + "'"));
     INFO(inst.out);
     REQUIRE(inst.status == 0);
     CHECK(fs::exists(stage + "/opt/heed/include/heed/models/seq2seq.h"));
-    CHECK(fs::exists(stage + "/opt/heed/lib/libheed-float.a"));
+    CHECK(fs::exists(stage + "/opt/heed/lib/libheed.a"));
     const std::string pc = slurp(stage + "/opt/heed/lib/pkgconfig/heed.pc");
     CHECK(pc.find("prefix=/opt/heed\n") != std::string::npos);
     CHECK(pc.find(stage) == std::string::npos);

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -14,6 +15,7 @@
 #include "models/data.h"
 #include "models/decoder_model.h"
 #include "models/evaluate.h"
+#include "models/transformer.h"
 #include "tensor/math.h"
 #include "tools/common.h"
 #include "viz/heatmap.h"
@@ -54,7 +56,20 @@ const char* kPredictHelp =
     "  --html FILE   also write an attention explorer: one self-contained HTML page that works\n"
     "                offline; hover an output token to see the source tokens it attended to\n"
     "  --json        end stdout with one JSON object: source, output, attention, log_prob (and\n"
-    "                score, with --beam)\n";
+    "                score, with --beam; with the flags below also kind, layer and head, and for\n"
+    "                --head all: heads, a matrix per layer and head)\n"
+    "\n"
+    "A Transformer has an attention per layer and head. Without the flags below it shows the\n"
+    "cross-attention of its last decoder layer averaged over the heads, as the decoder computed it\n"
+    "step by step. With any of them it reads the output again in one teacher-forced pass and draws\n"
+    "the matrix asked for (layers and heads are numbered from 0, as in the weights' names):\n"
+    "  --attention KIND  cross (the default: output tokens x source tokens), encoder (the\n"
+    "                    encoder's self-attention, source x source) or decoder (the decoder's\n"
+    "                    causal self-attention, output tokens x the decoder's inputs <bos> y1 ..)\n"
+    "  --layer L     that layer (the last when not given)\n"
+    "  --head K      that head (the mean of the heads when not given); --head all draws every\n"
+    "                head of every layer (of layer L with --layer), one matrix each, and --svg\n"
+    "                writes them as one grid, layers down and heads across\n";
 
 // What to do about a source word the vocabulary lacks: "" when nothing better than the
 // vocabulary's own list comes to mind.
@@ -73,6 +88,102 @@ std::string token_hint(const Vocab& v, const std::string& word) {
   std::string all;  // a grammar's vocabulary is short enough to show whole
   for (int64_t id = Vocab::kNumSpecials; id < v.size(); ++id) all += (all.empty() ? "" : " ") + v.token(id);
   return "tokens are separated by spaces; the words this model knows: " + all;
+}
+
+// A matrix as JSON: an array of rows.
+Json matrix_json(const std::vector<std::vector<real>>& m) {
+  Json::Array rows;
+  for (const auto& row : m) {
+    Json::Array r;
+    for (real w : row) r.push_back(w);
+    rows.push_back(Json(r));
+  }
+  return Json(rows);
+}
+
+// Which of a Transformer's attention matrices heed predict draws.
+struct HeadChoice {
+  std::string kind;          // cross, encoder or decoder
+  int64_t layers = 0, heads = 0;  // the model's
+  int64_t layer = 0;         // -1: every layer (--head all without --layer)
+  int64_t head = -1;         // -1: the mean of the heads
+  bool all_heads = false;    // --head all
+
+  std::string describe() const {
+    const std::string what = kind == "cross" ? "cross-attention" : kind + " self-attention";
+    const std::string layer_range = "0-" + std::to_string(layers - 1), head_range = "0-" + std::to_string(heads - 1);
+    if (all_heads && layer < 0) return what + ", every layer (" + layer_range + ") and head (" + head_range + ")";
+    const std::string at = what + ", layer " + std::to_string(layer) + " (of " + layer_range + ")";
+    if (all_heads) return at + ", every head (" + head_range + ")";
+    if (head < 0) return at + ", mean of heads " + head_range;
+    return at + ", head " + std::to_string(head) + " (of " + head_range + ")";
+  }
+};
+
+// The choice of --attention, --layer and --head for a loaded model; heed::Error naming the flag,
+// its value and the valid range when it does not fit the model.
+HeadChoice choose_heads(const Args& a, const ModelConfig& c, const std::string& kind, bool all_heads) {
+  if (!c.is_transformer()) {
+    std::string flag = a.has("--attention") ? "--attention" : a.has("--layer") ? "--layer" : "--head";
+    throw a.error(flag + " " + a.text(flag, "") + ": the " + c.model + " model " +
+                  (c.kind() == ModelKind::kPlain ? "has no attention" : "attends once per output step") +
+                  ", with no layers or heads to choose from; --attention, --layer and --head are for --model "
+                  "transformer");
+  }
+  HeadChoice h;
+  h.kind = kind;
+  h.layers = c.layers;
+  h.heads = c.heads;
+  h.all_heads = all_heads;
+  auto number = [&](const std::string& flag, int64_t count, const std::string& what) {
+    const std::string text = a.text(flag, "");
+    const std::string range = "0 to " + std::to_string(count - 1);
+    bool digits = !text.empty() && text.size() < 10;
+    for (char ch : text) digits = digits && std::isdigit(static_cast<unsigned char>(ch));
+    if (!digits || std::stoll(text) >= count)
+      throw a.error(flag + " " + text + ": this model has " + std::to_string(count) + " " + what + ", numbered " + range +
+                    (flag == "--head" ? " (or all)" : ""));
+    return static_cast<int64_t>(std::stoll(text));
+  };
+  const std::string stack = kind == "encoder" ? "encoder layers" : "decoder layers";
+  h.layer = a.has("--layer") ? number("--layer", c.layers, stack) : all_heads ? -1 : c.layers - 1;
+  if (a.has("--head") && !all_heads) h.head = number("--head", c.heads, "heads in each layer");
+  return h;
+}
+
+// The panels of a choice: one per layer and head drawn ([layer][head]), or a single one.
+std::vector<std::vector<HeatmapPanel>> head_panels(const TransformerAttentionMaps& maps, const HeadChoice& h) {
+  const std::vector<Tensor>& per_layer = h.kind == "cross" ? maps.cross : h.kind == "encoder" ? maps.encoder : maps.self;
+  std::vector<std::vector<HeatmapPanel>> grid;
+  for (int64_t l = 0; l < h.layers; ++l) {
+    if (h.layer >= 0 && l != h.layer) continue;
+    const Tensor& w = per_layer[static_cast<size_t>(l)];  // (1, heads, R, C)
+    const int64_t R = w.shape()[2], C = w.shape()[3];
+    // Head k's weight of row r on column c, or their mean over the heads for k = -1.
+    auto matrix = [&](int64_t k) {
+      std::vector<std::vector<real>> m(static_cast<size_t>(R), std::vector<real>(static_cast<size_t>(C), 0));
+      for (int64_t head = 0; head < h.heads; ++head) {
+        if (k >= 0 && head != k) continue;
+        for (int64_t r = 0; r < R; ++r)
+          for (int64_t col = 0; col < C; ++col) m[r][col] += w[(head * R + r) * C + col];
+      }
+      if (k < 0)
+        for (auto& row : m)
+          for (real& x : row) x /= static_cast<real>(h.heads);
+      return m;
+    };
+    const std::string name = "layer " + std::to_string(l);
+    std::vector<HeatmapPanel> row;
+    if (h.all_heads) {
+      for (int64_t k = 0; k < h.heads; ++k) row.push_back({name + ", head " + std::to_string(k), matrix(k)});
+    } else if (h.head >= 0) {
+      row.push_back({name + ", head " + std::to_string(h.head), matrix(h.head)});
+    } else {
+      row.push_back({name + ", mean of " + std::to_string(h.heads) + " heads", matrix(-1)});
+    }
+    grid.push_back(row);
+  }
+  return grid;
 }
 
 }  // namespace
@@ -167,7 +278,8 @@ int cmd_eval(const std::vector<std::string>& argv) {
 }
 
 int cmd_predict(const std::vector<std::string>& argv) {
-  Args a("predict", argv, {"--load", "--svg", "--html", "--beam"}, {"--json", "--help"}, 1);
+  Args a("predict", argv, {"--load", "--svg", "--html", "--beam", "--attention", "--layer", "--head"},
+         {"--json", "--help"}, 1);
   if (a.has("--help")) {
     std::fputs(kPredictHelp, stdout);
     return 0;
@@ -188,10 +300,19 @@ int cmd_predict(const std::vector<std::string>& argv) {
                         .string());
     if (!path.empty()) check_writable(path);  // a device or FIFO there is refused before any work
   }
+  const bool pick = a.has("--attention") || a.has("--layer") || a.has("--head");
+  const std::string kind = a.text("--attention", "cross");
+  if (kind != "cross" && kind != "encoder" && kind != "decoder")
+    throw a.error("--attention: '" + kind + "' is not one of cross, encoder, decoder");
+  const bool all_heads = a.text("--head", "") == "all";
+  if (all_heads && a.has("--html"))
+    throw a.error("--html shows one matrix: give --head K for one head, or leave --head out for their mean");
   LoadedModel m = load_model(a.text("--load", ""));
   if (m.model->config().is_decoder())  // greedy decoding from <bos> would ignore the source given
     throw a.error(a.text("--load", "") + " is a decoder-only model, which reads no source to translate; "
                   "heed eval --load scores it");
+  std::optional<HeadChoice> choice;  // what --attention, --layer and --head ask for
+  if (pick) choice = choose_heads(a, m.model->config(), kind, all_heads);
   if (a.has("--svg") && m.model->config().kind() == ModelKind::kPlain) throw a.error("--svg: the plain model has no attention to draw");
   const Vocab& sv = m.src_vocab;  // the file's vocabularies
   const Vocab& tv = m.tgt_vocab;
@@ -245,7 +366,31 @@ int cmd_predict(const std::vector<std::string>& argv) {
   for (int64_t id : best.tokens) output.push_back(tv.token(id));
   for (const std::string& t : source) shown_source.push_back(terminal_safe(t));
   for (const std::string& t : output) shown_output.push_back(terminal_safe(t));
-  const std::vector<std::vector<real>>& attention = best.attention;
+  std::vector<std::vector<real>> attention = best.attention;
+  // What the picture has across and down: source and output, unless --attention says otherwise.
+  std::vector<std::string> cols = source, rows = output, shown_cols = shown_source, shown_rows = shown_output;
+  // --attention/--layer/--head: the matrices of one teacher-forced pass over what was written.
+  std::vector<std::vector<HeatmapPanel>> grid;  // [layer][head] with --head all
+  AxisCaptions axes;
+  std::string picked;  // "cross-attention, layer 1 (of 0-1), head 3 (of 0-3)": HeadChoice::describe
+  if (choice) {
+    const auto& t = dynamic_cast<const TransformerSeq2Seq&>(*m.model);
+    const TransformerAttentionMaps maps = t.attention_maps(src, best.tokens);
+    grid = head_panels(maps, *choice);
+    attention = grid.front().front().weights;
+    if (kind == "encoder") {  // each source token (a query) reading every source token (the keys)
+      axes = {"source (keys)", "source (queries)"};
+      rows = source;
+      shown_rows = shown_source;
+    } else if (kind == "decoder") {  // each output step reading the decoder's inputs so far
+      axes = {"decoder input", "output"};
+      cols = {tv.token(Vocab::kBos)};
+      for (size_t i = 0; i + 1 < best.tokens.size(); ++i) cols.push_back(tv.token(best.tokens[i]));
+      shown_cols.clear();
+      for (const std::string& w : cols) shown_cols.push_back(terminal_safe(w));
+    }
+    picked = choice->describe();
+  }
   auto words = [&](const std::vector<int64_t>& ids) {
     std::string text;
     for (int64_t id : ids)
@@ -262,36 +407,57 @@ int cmd_predict(const std::vector<std::string>& argv) {
   }
   // The picture says what it shows: "reverse: additive attention (gru, bidirectional encoder)",
   // "reverse: transformer (D 32, 2+2 layers, 4 heads)".
-  const std::string title = m.task->name() + ": " + m.model->config().describe();
-  if (!attention.empty()) {
-    std::printf("\n%s", terminal_heatmap(shown_source, shown_output, attention, stdout_is_terminal()).c_str());
+  const std::string title = m.task->name() + ": " + m.model->config().describe() + (picked.empty() ? "" : ", " + picked);
+  if (choice && all_heads) {
+    std::printf("\n%s, one teacher-forced pass:\n", picked.c_str());
+    for (const auto& row : grid)
+      for (const HeatmapPanel& p : row)
+        std::printf("\n%s\n%s", p.label.c_str(),
+                    terminal_heatmap(shown_cols, shown_rows, p.weights, stdout_is_terminal()).c_str());
     if (a.has("--svg")) {
-      write_text_file(a.text("--svg", ""), svg_heatmap(source, output, attention, title));
+      write_text_file(a.text("--svg", ""), svg_heatmap_grid(cols, rows, grid, title, axes));
+      std::printf("wrote %s\n", terminal_safe(a.text("--svg", "")).c_str());
+    }
+  } else if (!attention.empty()) {
+    if (choice) std::printf("\n%s, one teacher-forced pass:\n", picked.c_str());
+    std::printf("\n%s", terminal_heatmap(shown_cols, shown_rows, attention, stdout_is_terminal()).c_str());
+    if (a.has("--svg")) {
+      write_text_file(a.text("--svg", ""), svg_heatmap(cols, rows, attention, title, axes));
       std::printf("wrote %s\n", terminal_safe(a.text("--svg", "")).c_str());
     }
     if (a.has("--html")) {
-      write_text_file(a.text("--html", ""), html_explorer(source, output, attention, title));
+      write_text_file(a.text("--html", ""), html_explorer(cols, rows, attention, title));
       std::printf("wrote %s\n", terminal_safe(a.text("--html", "")).c_str());
     }
   } else {
     std::printf("(the plain model has no attention to show)\n");
   }
   if (a.has("--json")) {
-    Json::Array src_j, out_j, att_j;
+    Json::Array src_j, out_j;
     for (auto& s : source) src_j.push_back(s);
     for (auto& s : output) out_j.push_back(s);
-    for (auto& row : attention) {
-      Json::Array r;
-      for (real w : row) r.push_back(w);
-      att_j.push_back(Json(r));
-    }
     Json j = Json::object({{"source", Json(src_j)},
                            {"output", Json(out_j)},
-                           {"attention", Json(att_j)},
+                           {"attention", matrix_json(attention)},
                            {"log_prob", best.log_prob},
                            {"dtype", kRealName},
                            {"threads", threads()}});
     if (a.has("--beam")) j.set("score", best.score);
+    if (choice) {
+      j.set("kind", kind);
+      j.set("layer", choice->layer < 0 ? Json() : Json(choice->layer));
+      j.set("head", choice->head < 0 ? Json("mean") : Json(choice->head));
+      if (all_heads) {
+        Json::Array layers;
+        for (const auto& row : grid) {
+          Json::Array heads;
+          for (const HeatmapPanel& p : row) heads.push_back(matrix_json(p.weights));
+          layers.push_back(Json(heads));
+        }
+        j.set("heads", Json(layers));
+        j.set("head", "all");
+      }
+    }
     std::printf("%s\n", j.dump().c_str());
   }
   return 0;

@@ -78,8 +78,13 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
   terminal_ = plan.watch && isatty(1) != 0;
   progress_ = terminal_ && isatty(2) != 0;  // else the progress lines go where stderr goes, as without --watch
   Film& film = maker_.film();
-  // The transformer's frames show its last decoder layer's cross-attention, averaged over heads.
-  film.title = config.model + (config.is_transformer() ? " cross-attention" : " attention") + " learning " + task.name();
+  // The transformer's frames show its last decoder layer's cross-attention, averaged over heads,
+  // and the title says so (heed predict --layer/--head draws any one of them from the saved model).
+  film.title = config.model +
+               (config.is_transformer() ? " cross-attention (layer " + std::to_string(config.layers - 1) + ", the last: mean of " +
+                                              std::to_string(config.heads) + " heads)"
+                                        : " attention") +
+               " learning " + task.name();
   film.caption = "heed train --task " + task.name() + " " + model_flags(config) + " --batch " + std::to_string(opt.batch) +
                   " --steps " + std::to_string(opt.steps) + " --seed " + std::to_string(seed) + "; a snapshot every " +
                   std::to_string(plan.every) + " steps; exact accuracy on " + std::to_string(kWatchHeldOut) +

@@ -123,9 +123,15 @@ real text_width(const std::string& token) {
   return static_cast<real>(std::min(code_points(token), kMaxLabel)) * kCharW;
 }
 
+// The heatmap's <svg>; its size goes to *size when given. `scale_id` names the legend's gradient,
+// unique within a document that holds several heatmaps.
+struct Size {
+  real width = 0, height = 0;
+};
 std::string heatmap(const std::vector<std::string>& source, const std::vector<std::string>& output,
                     const std::vector<std::vector<real>>& weights, const std::string& title,
-                    bool for_html, const AxisCaptions& axes) {
+                    bool for_html, const AxisCaptions& axes, Size* size = nullptr,
+                    const std::string& scale_id = "heed-scale") {
   const real kCos45 = std::sqrt(real(0.5));
   real src_width = 0, out_width = 0;
   for (const auto& s : source) src_width = std::max(src_width, text_width(s));
@@ -144,6 +150,7 @@ std::string heatmap(const std::vector<std::string>& source, const std::vector<st
     width = std::max<real>(width, left + (s + 0.5) * kCell + text_width(source[s]) * kCos45 + 16);
   if (!for_html) width = std::max<real>(width, 24 + code_points(title) * 9.0);
   const real height = top + bar_h + 24;
+  if (size) *size = {width, height};
 
   std::string o;
   o += "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + num(width) + " " + num(height) +
@@ -199,7 +206,7 @@ std::string heatmap(const std::vector<std::string>& source, const std::vector<st
   }
 
   // The legend: a bar whose colour runs from 1 at the top to 0 at the bottom.
-  o += "<defs><linearGradient id=\"heed-scale\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
+  o += "<defs><linearGradient id=\"" + scale_id + "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
   for (int k = 0; k <= 8; ++k) {
     char offset[16];
     std::snprintf(offset, sizeof offset, "%g", k / 8.0);
@@ -208,7 +215,7 @@ std::string heatmap(const std::vector<std::string>& source, const std::vector<st
   }
   o += "</linearGradient></defs>\n<g class=\"legend\" fill=\"#222\">\n";
   o += "<rect x=\"" + num(bar_x) + "\" y=\"" + num(top) + "\" width=\"14\" height=\"" + num(bar_h) +
-       "\" fill=\"url(#heed-scale)\" stroke=\"#999\"/>\n";
+       "\" fill=\"url(#" + scale_id + ")\" stroke=\"#999\"/>\n";
   const char* ticks[] = {"1", "0.5", "0"};
   for (int k = 0; k < 3; ++k) {
     real y = top + bar_h * k / 2;
@@ -237,6 +244,45 @@ std::string svg_heatmap_element(const std::vector<std::string>& source,
                                 const std::string& title, const AxisCaptions& axes) {
   check_attention("svg_heatmap_element", source, output, weights);
   return heatmap(source, output, weights, title, true, axes);
+}
+
+std::string svg_heatmap_grid(const std::vector<std::string>& source, const std::vector<std::string>& output,
+                             const std::vector<std::vector<HeatmapPanel>>& panels, const std::string& title,
+                             const AxisCaptions& axes) {
+  if (panels.empty()) throw Error("svg_heatmap_grid: no panels to draw");
+  for (std::size_t r = 0; r < panels.size(); ++r) {
+    if (panels[r].empty()) throw Error("svg_heatmap_grid: row " + std::to_string(r) + " has no panels");
+    for (const HeatmapPanel& p : panels[r]) check_attention("svg_heatmap_grid, panel '" + p.label + "'", source, output, p.weights);
+  }
+  // Each panel is a whole heatmap (same tokens, so the same size), nested at its place as an
+  // <svg> of its own; the panels' legends name their gradients apart.
+  std::vector<std::vector<std::string>> drawn(panels.size());
+  Size cell;
+  for (std::size_t r = 0; r < panels.size(); ++r)
+    for (std::size_t c = 0; c < panels[r].size(); ++c)
+      drawn[r].push_back(heatmap(source, output, panels[r][c].weights, panels[r][c].label, false, axes, &cell,
+                                 "heed-scale-" + std::to_string(r) + "-" + std::to_string(c)));
+  std::size_t columns = 0;
+  for (const auto& row : panels) columns = std::max(columns, row.size());
+  const real top = 40;
+  const real width = std::max<real>(cell.width * static_cast<real>(columns), 24 + code_points(title) * 9.0);
+  const real height = top + cell.height * static_cast<real>(panels.size());
+  std::string o = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  o += "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + num(width) + " " + num(height) + "\" width=\"" +
+       num(width) + "\" height=\"" + num(height) + "\" font-family=\"sans-serif\" font-size=\"" + num(kFont) +
+       "\" class=\"heed-heatmap-grid\">\n";
+  o += "<title>" + xml_escape(title) + "</title>\n";
+  o += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
+  o += "<text x=\"16\" y=\"26\" font-size=\"18\" font-weight=\"bold\" fill=\"#222\">" + xml_escape(title) + "</text>\n";
+  for (std::size_t r = 0; r < drawn.size(); ++r)
+    for (std::size_t c = 0; c < drawn[r].size(); ++c) {
+      const std::string& panel = drawn[r][c];
+      const std::string body = panel.substr(panel.find("<svg") + 4);  // after the XML declaration's line
+      o += "<svg x=\"" + num(cell.width * static_cast<real>(c)) + "\" y=\"" + num(top + cell.height * static_cast<real>(r)) +
+           "\"" + body;
+    }
+  o += "</svg>\n";
+  return o;
 }
 
 }  // namespace heed

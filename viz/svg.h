@@ -32,6 +32,20 @@ std::string svg_heatmap_element(const std::vector<std::string>& source,
                                 const std::vector<std::vector<real>>& weights,
                                 const std::string& title, const AxisCaptions& axes = {});
 
+// One panel of a grid of heatmaps: its label ("layer 1, head 3") and its weights.
+struct HeatmapPanel {
+  std::string label;
+  std::vector<std::vector<real>> weights;
+};
+
+// Heatmaps of the same source and output side by side: panels[r][c] is drawn in row r, column c
+// (a Transformer's layers down, its heads across), each as svg_heatmap draws it with its label
+// as its title, under one `title`. heed::Error when there is no panel, a row is empty, or a
+// panel's weights do not fit (as for terminal_heatmap, naming the panel).
+std::string svg_heatmap_grid(const std::vector<std::string>& source, const std::vector<std::string>& output,
+                             const std::vector<std::vector<HeatmapPanel>>& panels, const std::string& title,
+                             const AxisCaptions& axes = {});
+
 // One line of a chart; x and y have the same length (heed::Error otherwise). `colour` and
 // `shape` (dash and marker) pick a style by number; -1 (the default) takes the series' position,
 // so lines that belong together (one model measured twice) can share a colour.

@@ -1,4 +1,4 @@
-// Chapter 02: write these three backward functions, then run `make exercise-02`.
+// Chapter 02: write these three backward functions and the backward pass, then run `make exercise-02`.
 // Everything in tensor/ops.h is at hand: mul, sub, add, neg, matmul, matmul_nt (A B^T),
 // matmul_tn (A^T B), transpose, Tensor::ones ...
 #include "exercises/02_autograd/exercises.h"
@@ -15,6 +15,10 @@ std::pair<Tensor, Tensor> mul_backward(const Tensor& a, const Tensor& b, const T
 
 std::pair<Tensor, Tensor> matmul_backward(const Tensor& a, const Tensor& b, const Tensor& dy) {
   not_done("write matmul_backward: da (M, K) and db (K, N) for y = a b, from dy (M, N)");
+}
+
+void backward_pass(GraphView& graph, const Tensor& seed) {
+  not_done("write backward_pass: reach every node from graph.root(), order them, seed the root, run each rule once");
 }
 
 }  // namespace heed::student

@@ -11,8 +11,8 @@ namespace heed::check {
 // What each answer may not call: its reference and anything that does the whole job
 // (exercises/README.md, "What an answer may not call"); the checker refuses an answer that does.
 const ForbiddenCalls kForbidden05 = {
-    {"gru_step", {"heed::GRUCell", "heed::Cell"}},
-    {"lstm_step", {"heed::LSTMCell", "heed::Cell"}},
+    {"gru_step", {"heed::GRUCell", "heed::Cell", "heed::gru_step"}},
+    {"lstm_step", {"heed::LSTMCell", "heed::Cell", "heed::lstm_step"}},
     {"last_state", {"heed::RecurrentEncoder", "heed::Seq2Seq"}},
 };
 

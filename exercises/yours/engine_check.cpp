@@ -2,13 +2,15 @@
 // that the two can be compared. It calls heed's functions only (heed::linear, heed::cross_entropy,
 // ...): linked against your heed (build-yours/libheed.a), those are your pieces.
 //   engine-check grad          the gradient check (double, central differences) of every op a
-//                              piece of yours can replace, through heed's own entry points
+//                              piece of yours can replace, through heed's own entry points, and
+//                              of a graph with shared inputs (the backward pass itself)
 //   engine-check train STEPS   a short teacher-forced training of Bahdanau attention on reverse
 //                              (GRU, Adam, clipping), one loss a line with all 17 digits
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "autograd/elementwise.h"
 #include "autograd/gradcheck.h"
 #include "autograd/matmul.h"
 #include "autograd/reduce.h"
@@ -17,6 +19,10 @@
 #include "models/tasks.h"
 #include "models/train.h"
 #include "nn/attention.h"
+#include "nn/embedding.h"
+#include "nn/layer_norm.h"
+#include "nn/rnn_cell.h"
+#include "nn/self_attention.h"
 
 namespace {
 
@@ -43,6 +49,17 @@ int gradients() {
   mask[3] = 0;  // row 0 ends early: positions 3 and 4 are padding
   mask[4] = 0;
   bool ok = true;
+  // The backward pass itself: h is used three times, x twice, one of them through h.
+  ok &= check("shared inputs", [](const std::vector<Var>& in) {
+    Var h = tanh(matmul(in[0], in[1]));
+    return sum(h + h * h) + sum(in[0]);
+  }, {u({3, 4}), u({4, 2})});
+  ok &= check("tanh", [](const std::vector<Var>& in) { return tanh(in[0]); }, {u({3, 4})});
+  ok &= check("mul", [](const std::vector<Var>& in) { return mul(in[0], in[1]); }, {u({3, 4}), u({3, 4})});
+  ok &= check("mul broadcast", [](const std::vector<Var>& in) { return mul(in[0], in[1]); }, {u({3, 4}), u({4})});
+  ok &= check("softmax", [](const std::vector<Var>& in) { return softmax(in[0], 1); }, {u({3, 5})});
+  ok &= check("softmax axis 0", [](const std::vector<Var>& in) { return softmax(in[0], 0); }, {u({3, 2, 4})});
+  ok &= check("add broadcast", [](const std::vector<Var>& in) { return tanh(in[0] + in[1]); }, {u({2, 3, 4}), u({3, 1})});
   ok &= check("matmul", [](const std::vector<Var>& in) { return matmul(in[0], in[1]); }, {u({3, 4}), u({4, 2})});
   ok &= check("matmul batched", [](const std::vector<Var>& in) { return matmul(in[0], in[1]); },
               {u({2, 3, 4}), u({2, 4, 2})});
@@ -50,6 +67,9 @@ int gradients() {
               {u({3, 4}), u({5, 4}), u({5})});
   ok &= check("linear 3-D", [](const std::vector<Var>& in) { return linear(in[0], in[1], Var()); },
               {u({2, 3, 4}), u({5, 4})});
+  // id 2 twice (its gradients add up); no padding row among the ids: the padding row's gradient is
+  // 0 by design, not the derivative (the exercise's check holds it)
+  ok &= check("embedding", [](const std::vector<Var>& in) { return embedding(in[0], {2, 0, 2, 3}); }, {u({4, 3})});
   ok &= check("cross_entropy",
               [](const std::vector<Var>& in) { return cross_entropy(in[0], {1, 0, 4, 2}, 0); },  // row 1 ignored
               {u({4, 6})});
@@ -57,6 +77,32 @@ int gradients() {
               {u({2, 5})});
   ok &= check("weighted_sum", [](const std::vector<Var>& in) { return weighted_sum(in[0], in[1]); },
               {u({2, 5}), u({2, 5, 3})});
+  // The model's pieces: a cell's step (from the projected input xp, and at step t of a projection
+  // of every step, as an encoder reads it), the score functions (from the query and the prepared
+  // keys; their weights held fixed), the split into heads, the layer norm.
+  ok &= check("gru_step", [](const std::vector<Var>& in) { return gru_step(in[0], in[1], in[2], in[3]); },
+              {u({2, 6}), u({2, 2}), u({6, 2}), u({6})});
+  ok &= check("gru_step at t", [](const std::vector<Var>& in) { return gru_step(in[0], in[1], in[2], in[3], 1); },
+              {u({2, 3, 6}), u({2, 2}), u({6, 2}), u({6})});
+  ok &= check("lstm_step", [](const std::vector<Var>& in) { return lstm_step(in[0], in[1], in[2], in[3], in[4]); },
+              {u({2, 8}), u({2, 2}), u({2, 2}), u({8, 2}), u({8})});
+  ok &= check("lstm_step at t", [](const std::vector<Var>& in) { return lstm_step(in[0], in[1], in[2], in[3], in[4], 2); },
+              {u({2, 3, 8}), u({2, 2}), u({2, 2}), u({8, 2}), u({8})});
+  const AdditiveScore additive(3, 4, 5, gen);
+  ok &= check("additive score", [&](const std::vector<Var>& in) { return additive.score(in[0], in[1]); },
+              {u({2, 3}), u({2, 4, 5})});
+  const GeneralScore general(3, 4, gen);
+  ok &= check("general score", [&](const std::vector<Var>& in) { return general.score(in[0], in[1]); },
+              {u({2, 3}), u({2, 4, 3})});
+  const DotScore scaled(true);
+  ok &= check("scaled score", [&](const std::vector<Var>& in) { return scaled.score(in[0], in[1]); },
+              {u({2, 3}), u({2, 4, 3})});
+  const CosineScore cosine;
+  ok &= check("cosine score", [&](const std::vector<Var>& in) { return cosine.score(in[0], cosine.prepare(in[1])); },
+              {u({2, 3}), u({2, 4, 3})});
+  ok &= check("split_heads", [](const std::vector<Var>& in) { return split_heads(in[0], 2); }, {u({2, 3, 4})});
+  ok &= check("layer_norm", [](const std::vector<Var>& in) { return layer_norm(in[0], in[1], in[2]); },
+              {u({2, 3, 4}), u({4}), u({4})});
   return ok ? 0 : 1;
 }
 

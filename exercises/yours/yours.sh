@@ -7,9 +7,10 @@
 #      heed's library in which that function is made weak (objcopy -W), so the linker takes yours;
 #      everything else is heed's own objects, already built (heed, the chapter programs);
 #   3. (yours-test) a wrong or refused piece is reported alone, with its check's table, and nothing
-#      that would use it runs; then the gradient checks of the ops your pieces replace, then a short
-#      training on your heed and on heed's, their losses compared to 1e-9, then the milestone:
-#      your heed learns to reverse.
+#      that would use it runs; then the gradient checks of the ops your pieces replace, then the
+#      chapters' quick outputs on the chapter programs linked (exercises/yours/compare.awk), then a
+#      short training on your heed and on heed's, their losses compared to 1e-9, then the
+#      milestones: your heed learns to reverse, and translates chapter 11's seed sentence.
 # YOURS_PIECES="a b" takes those pieces unchecked (for the tests: it shows that a piece is used).
 set -u
 TABLE=exercises/yours/pieces
@@ -28,6 +29,15 @@ if [ "${MODE:-}" = score ]; then
     done_=$((done_ + ok))
   done <"$TABLE"
   printf '  your heed: %d of %d pieces (make yours builds heed on them, make yours-test checks it)\n' "$done_" "$total"
+  # Chapter 07's capstone (07.4-07.6), and the milestones the last make yours-test reached (it
+  # writes them in YOURS/milestones when it passes).
+  capstone=$(grep -Ec '^  07\.[4-6] [a-z_]+ +passed$' "$BUILD/exercise-07.out" 2>/dev/null)
+  printf '  capstone 07 (your decoder step, loss and training loop): %d of 3 passed\n' "${capstone:-0}"
+  if [ -s "${YOURS:-build-yours}/milestones" ]; then
+    printf '  %s (make yours-test, %s)\n' "$(cat "${YOURS:-build-yours}/milestones")" "${YOURS:-build-yours}/"
+  else
+    printf '  milestones: make yours-test reaches them (your heed trains reverse, translates the seed sentence, its losses equal heed'"'"'s)\n'
+  fi
   exit 0
 fi
 
@@ -38,6 +48,9 @@ say() { printf '%s\n' "$*"; }
 fail() { printf 'make yours: %s\n' "$*" >&2; exit 2; }
 
 mkdir -p "$YOURS" || fail "cannot make $YOURS"
+# The milestones the last make yours-test reached, for make exercises' scoreboard: written when it
+# passes, and gone as soon as your heed is built again.
+rm -f "$YOURS/milestones"
 pieces=() chapters=()
 declare -A ex rep chapter
 while read -r name exs replaces; do
@@ -166,6 +179,44 @@ fi
 say ""
 say "yours-test: the gradient checks of the ops your pieces replace, on your heed"
 "$YOURS/engine-check" grad || { say "yours-test: a gradient check failed on your heed (its table is above)"; exit 1; }
+# The chapters' quick outputs: each chapter program linked on your heed (YOURS_CHAPTERS) must print
+# what its chapter shows in its `<!-- output: ARGS -->` blocks (the blocks make test holds heed's
+# programs to), numbers within 1e-9 of their size; the lines exercises/yours/differences names
+# may differ, and are counted and explained.
+if [ -z "$chapters_linked" ]; then
+  say "yours-test: no chapter program linked (YOURS_CHAPTERS is empty): the chapters' outputs not compared"
+else
+  say "yours-test: the chapters' quick outputs, on your heed's chapter programs (numbers to 1e-9 of their size)"
+fi
+for n in $chapters_linked; do
+  readme=$(find tutorials -mindepth 2 -maxdepth 2 -path "tutorials/${n}_*/README.md" | head -n 1)
+  [ -n "$readme" ] || continue
+  awk -f exercises/yours/blocks.awk "$readme" >"$YOURS/chapter-$n.blocks"
+  outputs=0 excused=0 why=
+  while IFS= read -r args; do
+    awk -v a="$args" '/^@@/ { on = (substr($0, 3) == a); next } on' "$YOURS/chapter-$n.blocks" >"$YOURS/chapter-$n.text"
+    # shellcheck disable=SC2086  # the arguments are words
+    "$YOURS/tutorial-$n" $args >"$YOURS/chapter-$n.yours" 2>/dev/null ||
+      { say "yours-test: $YOURS/tutorial-$n $args stopped (exit $?)"; exit 1; }
+    excuse=$(awk -F '|' -v n="$n" -v a="$args" '$1 == n && $2 == a { print $3; exit }' exercises/yours/differences)
+    if ! awk -v excuse="$excuse" -f exercises/yours/compare.awk "$YOURS/chapter-$n.text" "$YOURS/chapter-$n.yours" \
+        >"$YOURS/chapter-$n.diff"; then
+      say "yours-test: $YOURS/tutorial-$n${args:+ $args} does not print what chapter $n shows ($readme):"
+      grep -v '^excused ' "$YOURS/chapter-$n.diff"
+      exit 1
+    fi
+    k=$(sed -n 's/^excused //p' "$YOURS/chapter-$n.diff")
+    if [ "${k:-0}" -gt 0 ]; then
+      excused=$((excused + k))
+      why="$why${why:+; }$(awk -F '|' -v n="$n" -v a="$args" '$1 == n && $2 == a { print $4; exit }' exercises/yours/differences)"
+    fi
+    outputs=$((outputs + 1))
+  done < <(sed -n 's/^@@//p' "$YOURS/chapter-$n.blocks")
+  line=$(printf '  tutorial-%s  %d output%s as chapter %s shows them' "$n" "$outputs" "$([ "$outputs" -eq 1 ] || echo s)" "$n")
+  [ "$outputs" -gt 0 ] || line="  tutorial-$n  no quick output shown in the chapter"
+  [ "$excused" -eq 0 ] || line="$line; $excused line$([ "$excused" -eq 1 ] || echo s) excused: $why"
+  say "$line"
+done
 STEPS=${YOURS_STEPS:-40}
 say "yours-test: $STEPS training steps of attention on reverse, on heed and on your heed"
 "$BUILD/engine-check" train "$STEPS" >"$YOURS/losses-heed.txt" || exit 1
@@ -189,5 +240,30 @@ exact=$(sed -n 's/.*"exact":\([0-9.]*\).*/\1/p' "$YOURS/reverse.txt")
 trains=$(awk -v e="${exact:-0}" 'BEGIN { print (e >= 0.9 ? "yes" : "no") }')
 say "yours-test: $YOURS/heed $REVERSE"
 say "yours-test:   held-out sequences reversed exactly: $(printf '%.3f' "${exact:-0}") (a milestone at 0.9)"
-say "milestones: pieces done ${#yours[@]} of ${#pieces[@]}; your heed trains reverse: $trains; your heed's losses equal heed's: yes"
+# A milestone: chapter 11's seed sentence, translated by the additive model your heed trains (300
+# steps of 64 pairs translate it; YOURS_TRANSLATE_STEPS=N runs N instead, a reduced budget that is
+# reported but not judged, and 0 none), its attention matrix drawn by heed predict --svg.
+SEED_DE="ich habe keinen hunger , weil ich ein brot gegessen habe ."
+SEED_EN="i am not hungry , because i ate a sandwich ."
+TSTEPS=${YOURS_TRANSLATE_STEPS:-300}
+translates=no
+if [ "$TSTEPS" -gt 0 ]; then
+  TRANSLATE="train --task translate --model additive --steps $TSTEPS"
+  # shellcheck disable=SC2086
+  "$YOURS/heed" $TRANSLATE --save "$YOURS/translate.safetensors" >"$YOURS/translate.txt" 2>&1 ||
+    { cat "$YOURS/translate.txt"; say "yours-test: heed train stopped on your heed"; exit 1; }
+  "$YOURS/heed" predict --load "$YOURS/translate.safetensors" --svg "$YOURS/seed.svg" "$SEED_DE" >"$YOURS/seed.txt" 2>&1 ||
+    { cat "$YOURS/seed.txt"; say "yours-test: heed predict stopped on your heed"; exit 1; }
+  english=$(sed -n 's/^output: //p' "$YOURS/seed.txt")
+  [ "$english" = "$SEED_EN" ] && translates=yes
+  say "yours-test: $YOURS/heed $TRANSLATE, then heed predict --svg $YOURS/seed.svg (the attention matrix):"
+  say "yours-test:   $SEED_DE -> $english"
+  [ "$TSTEPS" -ge 300 ] || translates="$translates (a reduced budget of $TSTEPS steps, not judged: 300 translate it)"
+else
+  translates="not tried (YOURS_TRANSLATE_STEPS=0)"
+fi
+milestones="milestones: pieces done ${#yours[@]} of ${#pieces[@]}; your heed trains reverse: $trains; your heed translates the seed sentence: $translates; your heed's losses equal heed's: yes"
+say "$milestones"
 [ "$trains" = yes ] || { say "yours-test: your heed did not learn to reverse"; exit 1; }
+[ "$translates" != no ] || { say "yours-test: your heed's model did not translate the seed sentence"; exit 1; }
+printf '%s\n' "$milestones" >"$YOURS/milestones"

@@ -53,6 +53,66 @@ Var context_mean(const Var& weights, const Var& values) {
   return mean(reshape(weights, {B, S, 1}) * values, 1);
 }
 
+// ---- the capstone's wrong answers
+// The context left out of the cell: it reads [emb(prev); 0].
+Var step_no_context(const course::AttentionModel& m, const std::vector<int64_t>& prev, Var& s, const Var& h,
+                    const Tensor& mask) {
+  Var c = solution::context_vector(solution::masked_softmax_rows(solution::additive_scores(h, s, m.W1, m.W2, m.v), mask), h);
+  Var y = m.tgt_embed.forward(prev);
+  s = m.cell.step(concat({y, Var(Tensor::zeros(c.shape()))}, 1), State{s, Var()}).h;
+  return m.out.forward(concat({s, c}, 1));
+}
+// The output layer reads the state before the step: [s_{t-1}; c_t].
+Var step_old_state_out(const course::AttentionModel& m, const std::vector<int64_t>& prev, Var& s, const Var& h,
+                       const Tensor& mask) {
+  Var c = solution::context_vector(solution::masked_softmax_rows(solution::additive_scores(h, s, m.W1, m.W2, m.v), mask), h);
+  Var logits = m.out.forward(concat({s, c}, 1));
+  s = m.cell.step(concat({m.tgt_embed.forward(prev), c}, 1), State{s, Var()}).h;
+  return logits;
+}
+// The loss of the batch against tgt_in (the targets not shifted), or with the steps stacked
+// time-major (row t * B + b against tgt_out's b * T + t).
+Var loss_of(const course::AttentionModel& m, const Batch& batch, bool unshifted, bool time_major) {
+  const int64_t B = batch.batch, S = batch.src_len, T = batch.tgt_len;
+  EncoderOutput enc = m.encoder.forward(reshape(m.src_embed.forward(batch.src), {B, S, -1}), batch.lengths);
+  const Tensor mask = length_mask(batch.lengths, S, "batch_loss");
+  Var s = enc.last.h;
+  std::vector<Var> logits;
+  std::vector<int64_t> prev(B);
+  for (int64_t t = 0; t < T; ++t) {
+    for (int64_t b = 0; b < B; ++b) prev[b] = batch.tgt_in[b * T + t];
+    logits.push_back(solution::decoder_step(m, prev, s, enc.states, mask));
+  }
+  return cross_entropy(reshape(stack(logits, time_major ? 0 : 1), {B * T, -1}), unshifted ? batch.tgt_in : batch.tgt_out,
+                       Vocab::kPad);
+}
+Var loss_unshifted(const course::AttentionModel& m, const Batch& batch) { return loss_of(m, batch, true, false); }
+Var loss_time_major(const course::AttentionModel& m, const Batch& batch) { return loss_of(m, batch, false, true); }
+// The loop without zero_grad (each step's gradients added to the last ones), or at a constant rate.
+std::vector<real> loop_of(course::AttentionModel& m, Adam& adam, const Task& task, Generator& data, int64_t steps,
+                          int64_t batch, real lr, bool zero_grad, bool decay) {
+  const std::vector<Var> params = m.parameters();
+  std::vector<real> losses;
+  for (int64_t t = 0; t < steps; ++t) {
+    Var loss = solution::batch_loss(m, sample_batch(task, data, batch));
+    if (zero_grad) adam.zero_grad();
+    loss.backward();
+    clip_grad_norm(params, 1.0);
+    adam.set_lr(decay ? lr * (1 - static_cast<real>(t) / steps) : lr);
+    adam.step();
+    losses.push_back(loss.item());
+  }
+  return losses;
+}
+std::vector<real> loop_no_zero_grad(course::AttentionModel& m, Adam& adam, const Task& task, Generator& data, int64_t steps,
+                                    int64_t batch, real lr) {
+  return loop_of(m, adam, task, data, steps, batch, lr, false, true);
+}
+std::vector<real> loop_constant_rate(course::AttentionModel& m, Adam& adam, const Task& task, Generator& data, int64_t steps,
+                                     int64_t batch, real lr) {
+  return loop_of(m, adam, task, data, steps, batch, lr, true, false);
+}
+
 Impl07 solution() { return HEED_IMPL_07(heed::solution); }
 template <class F>
 std::function<std::vector<Exercise>()> with(F change) {
@@ -79,6 +139,18 @@ RegisterWrong w4({"07", "masked_softmax_rows", "-inf: NaN rows", with([](Impl07&
 RegisterWrong w5({"07", "masked_softmax_rows", "uniform empty row", with([](Impl07& i) { i.masked_softmax_rows = softmax_uniform_empty; })});
 RegisterWrong w6({"07", "context_vector", "wrong axis", with([](Impl07& i) { i.context_vector = context_wrong_axis; })});
 RegisterWrong w7({"07", "context_vector", "mean", with([](Impl07& i) { i.context_vector = context_mean; })});
+RegisterWrong w8({"07", "decoder_step", "no context fed", with([](Impl07& i) { i.decoder_step = step_no_context; }),
+                  "the context c_t was not fed to the cell"});
+RegisterWrong w9({"07", "decoder_step", "s_{t-1} to the output", with([](Impl07& i) { i.decoder_step = step_old_state_out; }),
+                  "the logits out([s_t; c_t])"});
+RegisterWrong w10({"07", "batch_loss", "targets not shifted", with([](Impl07& i) { i.batch_loss = loss_unshifted; }),
+                   "is the loss against tgt_in"});
+RegisterWrong w11({"07", "batch_loss", "time-major rows", with([](Impl07& i) { i.batch_loss = loss_time_major; }),
+                   "both flattened row b * T + t"});
+RegisterWrong w12({"07", "train_loop", "no zero_grad", with([](Impl07& i) { i.train_loop = loop_no_zero_grad; }),
+                   "adam.zero_grad() (else the gradients add up over the steps)"});
+RegisterWrong w13({"07", "train_loop", "constant rate", with([](Impl07& i) { i.train_loop = loop_constant_rate; }),
+                   "the updates differ"});
 
 }  // namespace
 }  // namespace heed::check

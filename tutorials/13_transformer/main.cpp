@@ -3,8 +3,9 @@
 // Sections: qkv (one attention step by hand), causal (the decoder cannot see ahead), reverse
 // (accuracy by length, trained 5-30, scored to 40), speed (steps to 99 % and the cost of a step as
 // the length grows), translate (the toy German->English task and the seed sentence's
-// cross-attention per layer and head). Arguments: --quick (a tiny budget), --out DIR (pictures,
-// build/ch13), and section names to run only those. stdout is deterministic; CPU times go to
+// cross-attention per layer and head, and every head's matrix as one grid). Arguments: --quick (a
+// tiny budget), --out DIR (pictures, build/ch13), and section names to run only those; `figures
+// [DIR]` draws the quick figure (one encoder and one decoder layer) alone. stdout is deterministic; CPU times go to
 // stderr (`speed` prints its measured step times there).
 #include <algorithm>
 #include <cmath>
@@ -24,6 +25,7 @@
 #include "models/translate.h"
 #include "nn/optim.h"
 #include "nn/transformer_layers.h"
+#include "viz/diagram.h"
 #include "viz/svg.h"
 
 using namespace heed;
@@ -278,7 +280,7 @@ void speed(bool quick) {
 
 // ---- 5. translate ------------------------------------------------------------------------------
 
-void translate(bool quick) {
+void translate(bool quick, const std::string& dir) {
   const int64_t steps = quick ? 30 : 1500;
   const TranslateTask task;
   std::printf("== 5. the toy German->English task (%lld steps of 32 pairs)\n", ll(steps));
@@ -320,6 +322,26 @@ void translate(bool quick) {
         std::printf("  layer %zu head %lld: %-9s %.2f   on gegessen %.2f\n", l, ll(k), sv.decode({src[best]}).c_str(),
                     w[best], w[gegessen]);
       }
+    // Every head's whole matrix, layers down and heads across: the picture heed predict --head all
+    // --svg draws for a saved model (there for the decoded output, here for the reference).
+    std::vector<std::string> source_words, output_words;
+    for (int64_t id : src) source_words.push_back(sv.token(id));
+    for (int64_t id : b.tgt_out) output_words.push_back(tv.token(id));
+    std::vector<std::vector<HeatmapPanel>> grid(maps.cross.size());
+    for (size_t l = 0; l < maps.cross.size(); ++l)
+      for (int64_t k = 0; k < h; ++k) {
+        HeatmapPanel p{"layer " + std::to_string(l) + ", head " + std::to_string(k), {}};
+        for (int64_t t = 0; t < T; ++t) {
+          const real* w = maps.cross[l].data() + ((k * T) + t) * S;  // (1, h, T, S)
+          p.weights.emplace_back(w, w + S);
+        }
+        grid[l].push_back(p);
+      }
+    std::filesystem::create_directories(dir);
+    const std::string grid_path = dir + "/heads_translate.svg";
+    write_text_file(grid_path, svg_heatmap_grid(source_words, output_words, grid,
+                                                "translate: the transformer's cross-attention, every layer and head"));
+    std::printf("(every head's matrix: %s)\n", grid_path.c_str());
   }
   std::printf("\n");
 }
@@ -328,11 +350,70 @@ const char* const kSections[] = {"qkv", "causal", "reverse", "speed", "translate
 
 }  // namespace
 
+// ---- figures: one encoder layer and one decoder layer ------------------------------------------
+
+// The layers of nn/transformer_layers.h as boxes, input at the bottom as in the paper's Figure 1:
+// each sublayer (attention, feed-forward) sits to the right of the residual path, which goes
+// straight up past it into "add & LayerNorm". Post-norm, heed's default and the paper's.
+void figures(const std::string& dir) {
+  Diagram d;
+  d.title = "one encoder layer and one decoder layer (post-norm), each repeated N times (--layers)";
+  d.caption = "N layers, then a final LayerNorm per stack; --norm-first puts each LayerNorm before its sublayer instead";
+  const std::string in = "#eef4fb", sub = "#fff4e0", norm = "#f2f2f2", out = "#e8f5e9";
+  // Encoder: spine at column 0, sublayers at column 1.45.
+  int x = d.add({"source tokens (S)\nembedding * sqrt(D)\n+ positions", 0, 7.4, in, true});
+  int e_att = d.add({"multi-head self-attention\nQ = K = V = x\npadded keys masked", 1.45, 6.4, sub});
+  int e_n1 = d.add({"add & LayerNorm\nnorm1(x + attention)", 0, 5.4, norm});
+  int e_ff = d.add({"feed-forward\nlinear2(relu(linear1))\nD -> ff -> D", 1.45, 4.4, sub});
+  int e_n2 = d.add({"add & LayerNorm\nnorm2(. + ff)", 0, 3.4, norm});
+  int memory = d.add({"memory (S x D)\nafter N layers\nand encoder.norm", 0, 2.2, out, true});
+  d.arrow(x, e_att);
+  d.arrow(x, e_n1, "residual", true);
+  d.arrow(e_att, e_n1);
+  d.arrow(e_n1, e_ff);
+  d.arrow(e_n1, e_n2, "residual", true);
+  d.arrow(e_ff, e_n2);
+  d.arrow(e_n2, memory, "x N");
+  // Decoder: spine at column 4.75, sublayers at column 3.2 (to its left, where the memory comes in).
+  int y = d.add({"<bos> y_1 .. y_T-1 (T)\nembedding * sqrt(D)\n+ positions", 4.75, 7.4, in, true});
+  int d_self = d.add({"masked multi-head\nself-attention\nstep t reads steps <= t", 3.2, 6.4, sub});
+  int d_n1 = d.add({"add & LayerNorm\nnorm1", 4.75, 5.4, norm});
+  int d_cross = d.add({"multi-head cross-attention\nQ from the decoder\nK = V = memory", 3.2, 4.4, sub});
+  int d_n2 = d.add({"add & LayerNorm\nnorm2", 4.75, 3.4, norm});
+  int d_ff = d.add({"feed-forward\nD -> ff -> D", 3.2, 2.4, sub});
+  int d_n3 = d.add({"add & LayerNorm\nnorm3", 4.75, 1.4, norm});
+  int logits = d.add({"after N layers, decoder.norm\nthen out: logits (T x V)", 4.75, 0.2, out, true});
+  d.arrow(y, d_self);
+  d.arrow(y, d_n1, "residual", true);
+  d.arrow(d_self, d_n1);
+  d.arrow(d_n1, d_cross);
+  d.arrow(memory, d_cross, "memory");
+  d.arrow(d_n1, d_n2, "residual", true);
+  d.arrow(d_cross, d_n2);
+  d.arrow(d_n2, d_ff);
+  d.arrow(d_n2, d_n3, "residual", true);
+  d.arrow(d_ff, d_n3);
+  d.arrow(d_n3, logits, "x N");
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/transformer_layers.svg";
+  write_text_file(path, svg_diagram(d));
+  std::printf("wrote %s\n", path.c_str());
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "figures") {  // figures [DIR]
+    try {
+      figures(argc > 2 ? argv[2] : "build/ch13");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tutorial-13: %s\n", e.what());
+      return 2;
+    }
+    return 0;
+  }
   bool quick = false;
   std::string dir = "build/ch13";
   std::vector<std::string> sections;
-  const char* usage = "usage: tutorial-13 [--quick] [--out DIR] [qkv|causal|reverse|speed|translate ...]";
+  const char* usage = "usage: tutorial-13 [--quick] [--out DIR] [qkv|causal|reverse|speed|translate ...] | figures [DIR]";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
@@ -354,7 +435,7 @@ int main(int argc, char** argv) {
     if (wanted("causal")) causal();
     if (wanted("reverse")) reverse(quick, dir);
     if (wanted("speed")) speed(quick);
-    if (wanted("translate")) translate(quick);
+    if (wanted("translate")) translate(quick, dir);
     std::fprintf(stderr, "tutorial-13: %.0f s of CPU in all\n", cpu_seconds());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tutorial-13: %s\n", e.what());
