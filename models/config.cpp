@@ -63,6 +63,8 @@ void ModelConfig::validate() const {
   }
   if (attention_only && k != ModelKind::kDecoder)
     throw Error("model config: attention_only is for the decoder-only model, not " + model);
+  if (share_embeddings && k != ModelKind::kTransformer)
+    throw Error("model config: shared embeddings are for the transformer, not " + model);
   if (bidirectional && (k == ModelKind::kDot || k == ModelKind::kScaled || k == ModelKind::kCosine))
     throw Error("model config: " + model + " attention compares s_t (" + std::to_string(hidden) +
                 ") with bidirectional states (" + std::to_string(2 * hidden) +
@@ -85,6 +87,7 @@ int64_t ModelConfig::parameter_count() const {
     const int64_t D = embed, F = ff;
     const int64_t attn = 3 * D * D + 3 * D + D * D + D, ffn = D * F + F + F * D + D, norm = 2 * D;
     int64_t n = (src_vocab + tgt_vocab) * D + D * tgt_vocab + tgt_vocab;  // embeddings, out
+    if (share_embeddings) n -= D * tgt_vocab;                             // out's weight is tgt_embed's
     if (positions == "learned") n += (2 * max_src_len + 1) * D;          // src_pos, tgt_pos
     n += layers * (attn + ffn + 2 * norm) + norm;                        // encoder and its final norm
     n += layers * (2 * attn + ffn + 3 * norm) + norm;                    // decoder and its final norm
@@ -135,8 +138,10 @@ std::map<std::string, std::string> ModelConfig::to_metadata() const {
                  {"dropout", p}});
   }
   if (is_decoder()) meta["attention_only"] = attention_only ? "1" : "0";
-  // input_feeding is written only when on, so that checkpoints without it keep their bytes.
+  // input_feeding and share_embeddings are written only when on, so that checkpoints without
+  // them keep their bytes.
   if (input_feeding) meta["input_feeding"] = "1";
+  if (share_embeddings) meta["share_embeddings"] = "1";
   return meta;
 }
 
@@ -156,6 +161,7 @@ ModelConfig ModelConfig::from_metadata(const std::map<std::string, std::string>&
   c.bidirectional = parse_int(meta, "bidirectional") != 0;
   c.max_src_len = parse_int(meta, "max_src_len");
   c.input_feeding = meta.count("input_feeding") && parse_int(meta, "input_feeding") != 0;
+  c.share_embeddings = meta.count("share_embeddings") && parse_int(meta, "share_embeddings") != 0;
   if (c.has_layers()) {
     c.layers = parse_int(meta, "layers");
     c.heads = parse_int(meta, "heads");
@@ -187,7 +193,7 @@ std::string ModelConfig::describe() const {
            std::to_string(heads) + " heads" + (attention_only ? ", attention only" : "") + ")";
   if (is_transformer())
     return "transformer (D " + std::to_string(embed) + ", " + std::to_string(layers) + "+" + std::to_string(layers) +
-           " layers, " + std::to_string(heads) + " heads)";
+           " layers, " + std::to_string(heads) + " heads" + (share_embeddings ? ", shared embeddings" : "") + ")";
   return model + (kind() == ModelKind::kPlain ? "" : " attention") + " (" + cell +
          (bidirectional ? ", bidirectional encoder" : "") + (input_feeding ? ", input feeding" : "") + ")";
 }

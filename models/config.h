@@ -40,6 +40,9 @@ struct ModelConfig {
   // The decoder-only model only: layers of causal self-attention alone, no feed-forward and no
   // LayerNorm (Elhage et al. 2021); ff and norm_first then do not apply.
   bool attention_only = false;
+  // The output layer's weight is the target embedding's table (Vaswani et al. section 3.4): one
+  // (tgt_vocab, D) matrix instead of two. The output keeps its own bias.
+  bool share_embeddings = false;
 
   ModelKind kind() const { return model_kind(model); }  // heed::Error for an unknown name
   bool is_transformer() const { return kind() == ModelKind::kTransformer; }

@@ -12,6 +12,10 @@ namespace heed {
 
 real scheduled_lr(const TrainOptions& opt, int64_t t) {
   if (opt.schedule == "constant") return opt.lr;
+  if (opt.schedule == "warmup") {
+    const real s = static_cast<real>(t + 1), w = static_cast<real>(opt.warmup);
+    return opt.lr * std::min(s / w, std::sqrt(w / s));
+  }
   return opt.lr * std::max(real(0), 1 - static_cast<real>(t) / static_cast<real>(opt.steps));
 }
 
@@ -49,13 +53,24 @@ void check_step_memory(const ModelConfig& config, int64_t batch, int64_t max_len
 
 namespace {
 
+std::string num(real x) {
+  if (std::isnan(x)) return "nan";  // not "-nan": the sign of a NaN means nothing
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
 void validate(const TrainOptions& opt) {
   if (opt.steps < 0) throw Error("train: --steps is " + std::to_string(opt.steps) + ", must be at least 0");
   if (opt.batch < 1) throw Error("train: --batch is " + std::to_string(opt.batch) + ", must be at least 1");
   if (!(opt.lr > 0) || !std::isfinite(opt.lr)) throw Error("train: --lr must be a positive number");
   if (!(opt.clip >= 0) || !std::isfinite(opt.clip)) throw Error("train: --clip must be zero or positive");
-  if (opt.schedule != "linear" && opt.schedule != "constant")
-    throw Error("train: unknown schedule '" + opt.schedule + "' (choose linear or constant)");
+  if (opt.schedule != "linear" && opt.schedule != "constant" && opt.schedule != "warmup")
+    throw Error("train: unknown schedule '" + opt.schedule + "' (choose linear, constant or warmup)");
+  if (opt.schedule == "warmup" && opt.warmup < 1)
+    throw Error("train: --warmup is " + std::to_string(opt.warmup) + ", must be at least 1");
+  if (!(opt.label_smoothing >= 0 && opt.label_smoothing < 1))
+    throw Error("train: --label-smoothing is " + num(opt.label_smoothing) + ", must be in [0, 1)");
 }
 
 // Fraction of non-PAD targets whose argmax logit is right. logits (B*T, V).
@@ -72,13 +87,6 @@ real token_accuracy(const Tensor& logits, const std::vector<int64_t>& targets) {
     ++total;
   }
   return total ? static_cast<real>(right) / total : 0;
-}
-
-std::string num(real x) {
-  if (std::isnan(x)) return "nan";  // not "-nan": the sign of a NaN means nothing
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
 }
 
 // Training stops at the first non-finite number, naming the step and the parameter, so that a
@@ -145,7 +153,9 @@ Progress Trainer::step() {
   TrainingMode training(model_);  // dropout on (transformer) until this step returns
   Batch batch = sample_batch(task_, data_, opt_.batch);
   Var logits = reshape(model_.forward(batch), {-1, model_.config().tgt_vocab});  // (B*T, V)
-  Var loss = cross_entropy(logits, batch.tgt_out, Vocab::kPad);
+  // Padded targets take no part; --label-smoothing (chapter 13) smooths the others.
+  Var loss = opt_.label_smoothing > 0 ? smoothed_cross_entropy(logits, batch.tgt_out, opt_.label_smoothing, Vocab::kPad)
+                                      : cross_entropy(logits, batch.tgt_out, Vocab::kPad);
   adam_.zero_grad();
   loss.backward();
   check_finite(model_, loss.item(), t + 1, scheduled_lr(opt_, t));

@@ -1,6 +1,6 @@
 // Training of a Model (models/model.h) on a Task, as docs/models.md pins it: Adam (0.9, 0.999, 1e-8),
-// gradient-norm clipping, a learning rate decayed linearly to 0 over the run (or constant),
-// teacher forcing. Evaluation (greedy decoding, the exact and token metrics) is in
+// gradient-norm clipping, a learning rate decayed linearly to 0 over the run (or constant, or
+// the Transformer paper's warm-up), teacher forcing, and optionally label smoothing. Evaluation (greedy decoding, the exact and token metrics) is in
 // models/evaluate.h.
 #pragma once
 
@@ -18,7 +18,9 @@ struct TrainOptions {
   int64_t steps = 3000;
   int64_t batch = 64;
   real lr = 3e-3;
-  std::string schedule = "linear";  // linear: lr (1 - t/steps); constant: lr
+  std::string schedule = "linear";  // linear, constant or warmup: see scheduled_lr
+  int64_t warmup = 200;             // warmup: the steps of the linear rise to lr
+  real label_smoothing = 0;         // eps of smoothed_cross_entropy (nn/loss.h); 0: cross_entropy
   real clip = 1.0;                  // max gradient norm; 0 turns clipping off
   uint64_t seed = 1;                // the data stream's seed (the model has its own)
 };
@@ -43,7 +45,13 @@ inline constexpr real kMaxStepMemory = real(int64_t(8) << 30);  // 8 GiB
 // Throws heed::Error when step_memory_bytes exceeds kMaxStepMemory, naming the sizes to lower.
 void check_step_memory(const ModelConfig& config, int64_t batch, int64_t max_len);
 
-// The learning rate at step t (0-based) of `steps`.
+// The learning rate of step t (0-based) of `steps`, s = t + 1 the step's 1-based number:
+//   linear    lr (1 - t / steps)
+//   constant  lr
+//   warmup    lr min(s / warmup, sqrt(warmup / s)): up in a straight line to lr at s = warmup,
+//             then down as 1 / sqrt(s). That is Vaswani et al.'s section 5.3,
+//             d_model^-0.5 min(s^-0.5, s warmup^-1.5), with d_model^-0.5 replaced by
+//             lr sqrt(warmup), so that lr is the peak whatever the width.
 real scheduled_lr(const TrainOptions& opt, int64_t t);
 
 // What a run needs besides the weights to continue exactly where it stopped.

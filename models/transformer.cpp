@@ -130,7 +130,15 @@ TransformerSeq2Seq::TransformerSeq2Seq(const ModelConfig& config, Generator& gen
   }
   register_module("encoder", core_.encoder);
   register_module("decoder", core_.decoder);
-  register_module("out", out_);
+  if (config.share_embeddings) {
+    // Tied (section 3.4): out_ drew its weight above, so every other weight is the untied model's;
+    // that draw is dropped for the table, and the gradient of both uses adds up in it.
+    out_.weight = tgt_embed_.weight;
+    out_bias_ = std::make_unique<BiasOnly>(out_.bias);
+    register_module("out", *out_bias_);
+  } else {
+    register_module("out", out_);
+  }
 }
 
 Var TransformerSeq2Seq::forward(const Batch& batch) const {

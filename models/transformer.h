@@ -10,6 +10,9 @@
 // modules under torch.nn.Transformer's names ("encoder.layers.0.self_attn.in_proj_weight").
 // The embeddings start from N(0, 1/D) rather than N(0, 1): times sqrt(D) a token's vector then
 // has unit-size elements like the positions', instead of drowning them.
+// With --share-embeddings (ModelConfig::share_embeddings, the paper's section 3.4) `out` reads
+// the target embedding's table: logits = h E_tgt^T + b, one matrix learned from both ends. It is
+// registered once, as "tgt_embed.weight"; the output keeps "out.bias".
 // Decoding step by step keeps each decoder layer's inputs (TransformerState::cache), so a step
 // costs one position, not the whole prefix again.
 #pragma once
@@ -128,8 +131,13 @@ class TransformerSeq2Seq : public Model {
 
  private:
   Embedding src_embed_, tgt_embed_;
-  Linear out_;
+  Linear out_;  // with shared embeddings its weight is tgt_embed_'s (the same Var)
   TransformerCore core_;
+  // Shared embeddings: the module registered as "out", holding out_'s bias alone.
+  struct BiasOnly : Module {
+    explicit BiasOnly(const Var& bias) { register_parameter("bias", bias); }
+  };
+  std::unique_ptr<BiasOnly> out_bias_;
 };
 
 }  // namespace heed

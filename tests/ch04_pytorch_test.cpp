@@ -76,6 +76,10 @@ TEST_SUITE("ch04_pytorch") {
     configs.push_back({"--task translate --model transformer --embed 16 --batch 8 --steps 30 --eval-samples 2", sentence});
     configs.push_back({"--model transformer --embed 8 --ff 16 --layers 1 --heads 2 --norm-first --positions learned"
                        " --weights-only --min-len 2 --max-len 6 --batch 8 --steps 40 --eval-samples 2", "3 1 4 1 5"});
+    // Shared embeddings: the file holds the tied table once, as tgt_embed.weight; the loader ties
+    // out.weight to it as the module does.
+    configs.push_back({"--model transformer --share-embeddings --embed 8 --ff 16 --layers 1 --heads 2"
+                       " --min-len 2 --max-len 6 --batch 8 --steps 40 --eval-samples 2", "2 7 1 8"});
     configs.push_back({"--model general --cell gru --weights-only" + toy, "2 7 1 8"});
 
     std::vector<Json> expected;

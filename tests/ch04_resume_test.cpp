@@ -318,7 +318,7 @@ TEST_SUITE("ch04_resume") {
         {"train --resume " + samples_max, "metadata 'eval_samples': 9223372036854775807 is out of range [1, 1000000]"},
         {"train --resume " + samples_0, "metadata 'eval_samples': 0 is out of range [1, 1000000]"},
         {"train --resume " + huge_lr, "metadata 'lr' is '1e300', not a number in (0, 10]"},
-        {"train --resume " + odd_schedule, "metadata 'schedule' is 'cosine', not linear or constant"},
+        {"train --resume " + odd_schedule, "metadata 'schedule' is 'cosine', not linear, constant or warmup"},
         {"train --resume " + bad_steps, "metadata 'steps': '12abc' is not a whole number"},
         {"train --resume " + negative_step, "metadata 'training.step': -3 is out of range [0, "},
         {"train --resume " + few_tokens, "metadata 'tgt_tokens' holds 4 tokens; the model's vocabulary has 13"},

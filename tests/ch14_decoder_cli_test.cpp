@@ -115,6 +115,8 @@ TEST_SUITE("ch14_decoder_cli") {
         {"eval --load " + file + " --lengths 3", "--lengths does not apply to --model decoder"},
         {"predict --load " + file + " \"3 1 4\"", "is a decoder-only model, which reads no source to translate"},
         {"bench --model decoder", "--model"},
+        // Tying the output layer to the embedding is the transformer's alone so far.
+        {"train --model decoder --task repeat --share-embeddings", "shared embeddings are for the transformer, not decoder"},
     };
     for (auto& bad_case : bad) {
       const std::string args = bad_case[0];

@@ -205,7 +205,8 @@ void read_transformer_flags(const Args& a, ModelConfig& c) {
   if (!c.has_layers()) {
     for (const std::string& f : kTransformerFlags)
       if (a.has(f)) throw a.error(f + " is for --model transformer, not " + c.model);
-    if (a.has(kTransformerSwitch)) throw a.error(std::string(kTransformerSwitch) + " is for --model transformer, not " + c.model);
+    for (const char* f : {kTransformerSwitch, kShareEmbeddings})
+      if (a.has(f)) throw a.error(std::string(f) + " is for --model transformer, not " + c.model);
     return;
   }
   // The recurrent models' flags: the transformer has no cell, no hidden size, no direction and
@@ -226,6 +227,7 @@ void read_transformer_flags(const Args& a, ModelConfig& c) {
   c.norm_first = a.has(kTransformerSwitch);
   c.positions = a.choice("--positions", "sinusoidal", {"sinusoidal", "learned"});
   c.dropout = a.has("--dropout") ? a.number("--dropout", 0, -1e-300, 0.99) : 0;
+  c.share_embeddings = a.has(kShareEmbeddings);
   if (c.embed % c.heads != 0)
     throw a.error("--heads " + std::to_string(c.heads) + " must divide --embed " + std::to_string(c.embed));
 }
@@ -241,6 +243,7 @@ std::string model_flags(const ModelConfig& c) {
   if (c.norm_first) f += std::string(" ") + kTransformerSwitch;
   if (c.attention_only) f += std::string(" ") + kAttentionOnlySwitch;
   if (c.positions != "sinusoidal") f += " --positions " + c.positions;
+  if (c.share_embeddings) f += std::string(" ") + kShareEmbeddings;
   if (c.dropout > 0) {
     char d[32];
     std::snprintf(d, sizeof d, "%.17g", c.dropout);  // the value the run used, exactly

@@ -52,7 +52,8 @@ struct TrainPlan {
 };
 TrainPlan parse_train_flags(const std::vector<std::string>& argv);
 
-// The transformer's flags (--layers, --heads, --ff, --norm-first, --positions, --dropout) into
+// The transformer's flags (--layers, --heads, --ff, --norm-first, --positions, --dropout, and
+// heed train's --share-embeddings) into
 // c; for any other model, using one of them is an error naming it. With the transformer, the
 // recurrent models' flags (--cell, --hidden, --bidirectional, --input-feeding) are errors too.
 void read_transformer_flags(const Args& a, ModelConfig& c);
@@ -64,6 +65,8 @@ std::string model_flags(const ModelConfig& c);
 inline const std::vector<std::string> kTransformerFlags = {"--layers", "--heads", "--ff", "--positions", "--dropout"};
 inline const char* kTransformerSwitch = "--norm-first";
 inline const char* kAttentionOnlySwitch = "--attention-only";  // --model decoder only
+// heed train's alone (bench does not take it): the output layer reads the target embedding.
+inline const char* kShareEmbeddings = "--share-embeddings";
 inline const char* kTransformerHelp =
     "  --layers N, --heads K, --ff F   transformer: N encoder and N decoder layers, K heads of\n"
     "                            embed/K features, a feed-forward of F units (2, 4, 128)\n"

@@ -58,9 +58,23 @@ const char* kHelp =
     "  --batch B                 sequences per step (32)\n"
     "  --steps N                 training steps (3000); 0 saves the untrained model\n"
     "  --lr X                    Adam's learning rate (0.003)\n"
-    "  --schedule linear|constant  linear decays the rate to 0 over the run (linear)\n"
+    "  --schedule linear|constant|warmup  the learning rate over the run (linear): linear decays\n"
+    "                            --lr to 0; constant keeps it; warmup is the Transformer paper's\n"
+    "                            (Vaswani et al. 2017, section 5.3): up in a straight line to --lr\n"
+    "                            at step --warmup, then down as 1/sqrt(step). --lr is the peak (the\n"
+    "                            paper's d_model^-0.5 warmup^-0.5 would be 0.0125 for --embed 32\n"
+    "                            and --warmup 200)\n"
+    "  --warmup N                warmup: the steps of the rise (200; the paper's 4000 is 4 %% of its\n"
+    "                            100,000 steps, heed's runs are 1,500 to 5,000)\n"
+    "  --label-smoothing E       train against targets smoothed by E (section 5.4; the paper's 0.1):\n"
+    "                            1-E on the right token, E spread evenly over the vocabulary, as\n"
+    "                            PyTorch's CrossEntropyLoss(label_smoothing=E); the loss shown is the\n"
+    "                            smoothed one (0)\n"
     "  --clip X                  gradient-norm clip, 0 for none (1.0)\n"
     "%s"
+    "  --share-embeddings        transformer: the output layer's weight is the target embedding's\n"
+    "                            table (Vaswani et al. 2017, section 3.4; the paper also shares it\n"
+    "                            with the source side, over one joint vocabulary)\n"
     "  --seed N                  seed of the weights and the data (1)\n"
     "  --eval-samples N          held-out sequences scored at the end (500)\n"
     "  --save FILE               write the trained model (safetensors) to FILE, with the training\n"
@@ -117,12 +131,12 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   std::set<std::string> valued = {"--task",  "--model", "--cell",     "--vocab", "--min-len", "--max-len",
                                   "--embed", "--hidden", "--batch",   "--steps", "--lr",      "--schedule",
                                   "--clip",  "--seed",   "--save",    "--eval-samples", "--resume", "--load",
-                                  "--checkpoint-every", "--film", "--watch-every",
+                                  "--checkpoint-every", "--film", "--watch-every", "--warmup", "--label-smoothing",
                                   "--data", "--valid", "--valid-fraction", "--min-count"};
   valued.insert(kTransformerFlags.begin(), kTransformerFlags.end());
   Args a("train", argv, valued,
          {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding", "--watch", "--lower",
-          kTransformerSwitch, kAttentionOnlySwitch});
+          kTransformerSwitch, kAttentionOnlySwitch, kShareEmbeddings});
   TrainPlan plan;
   if (a.has("--help")) {
     plan.help = true;
@@ -190,7 +204,11 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   opt.steps = a.integer("--steps", 3000, 0, 100000000);
   opt.batch = a.integer("--batch", 32, 1, 100000);
   opt.lr = a.number("--lr", 3e-3, 0, 10);
-  opt.schedule = a.choice("--schedule", "linear", {"linear", "constant"});
+  opt.schedule = a.choice("--schedule", "linear", {"linear", "constant", "warmup"});
+  if (a.has("--warmup") && opt.schedule != "warmup")
+    throw a.error("--warmup is for --schedule warmup (the schedule is " + opt.schedule + ")");
+  opt.warmup = a.integer("--warmup", 200, 1, 100000000);
+  opt.label_smoothing = a.number("--label-smoothing", 0, -1e-300, 0.99);
   opt.clip = a.number("--clip", 1.0, -1e-300, 1e6);
   plan.seed = a.integer("--seed", 1, 0, INT64_MAX);
   opt.seed = static_cast<uint64_t>(plan.seed) + 1000003;  // the data stream, apart from the weights'
@@ -267,7 +285,7 @@ int cmd_train(const std::vector<std::string>& argv) {
     shape = std::to_string(config.layers) + "+" + std::to_string(config.layers) + " layers, " +
             std::to_string(config.heads) + " heads, d " + std::to_string(config.embed) + ", ff " +
             std::to_string(config.ff) + (config.norm_first ? ", pre-norm" : ", post-norm") + ", " + config.positions +
-            " positions";
+            " positions" + (config.share_embeddings ? ", shared embeddings" : "");
   if (config.is_decoder())
     shape = std::to_string(config.layers) + " layers, " + std::to_string(config.heads) + " heads, d " +
             std::to_string(config.embed) +

@@ -76,9 +76,9 @@ std::string shell_word(const std::string& s) {
 TrainPlan plan_from_checkpoint(const Args& a) {
   const std::string path = a.text("--resume", "");
   for (const char* flag : {"--task", "--model", "--cell", "--vocab", "--min-len", "--max-len", "--embed", "--hidden",
-                           "--batch", "--lr", "--schedule", "--clip", "--seed", "--eval-samples", "--load",
+                           "--batch", "--lr", "--schedule", "--warmup", "--label-smoothing", "--clip", "--seed", "--eval-samples", "--load",
                            "--bidirectional", "--input-feeding", "--layers", "--heads", "--ff", "--positions",
-                           "--dropout", "--norm-first", "--valid", "--valid-fraction", "--min-count", "--lower"})
+                           "--dropout", "--norm-first", "--share-embeddings", "--valid", "--valid-fraction", "--min-count", "--lower"})
     if (a.has(flag))
       throw a.error(std::string(flag) + " cannot be given with --resume: the run continues with the settings " +
                     path + " recorded (only --steps, --save, --checkpoint-every, --weights-only, --json, --watch, --film and "
@@ -134,8 +134,12 @@ TrainPlan plan_from_checkpoint(const Args& a) {
   opt.batch = meta_int(path, meta, "batch", 1, 100000);
   opt.lr = meta_real(path, meta, "lr", 0, 10, true);
   opt.schedule = meta_text(path, meta, "schedule");
-  if (opt.schedule != "linear" && opt.schedule != "constant")
-    throw a.error("--resume " + path + ": metadata 'schedule' is '" + opt.schedule + "', not linear or constant");
+  if (opt.schedule != "linear" && opt.schedule != "constant" && opt.schedule != "warmup")
+    throw a.error("--resume " + path + ": metadata 'schedule' is '" + opt.schedule +
+                  "', not linear, constant or warmup");
+  // Written only by the runs that use them, so that the other checkpoints keep their bytes.
+  if (opt.schedule == "warmup") opt.warmup = meta_int(path, meta, "warmup", 1, kMaxSteps);
+  if (meta.count("label_smoothing")) opt.label_smoothing = meta_real(path, meta, "label_smoothing", 0, 0.99, true);
   opt.clip = meta_real(path, meta, "clip", 0, 1e6, false);
   opt.seed = static_cast<uint64_t>(plan.seed) + 1000003;  // as parse_train_flags
   plan.eval_samples = meta_int(path, meta, "eval_samples", 1, 1000000);  // as --eval-samples
@@ -176,6 +180,9 @@ void adopt_loaded_model(TrainPlan& plan, const Args& a) {
   differs("--cell", flags.cell, loaded.cell);
   differs("--embed", std::to_string(flags.embed), std::to_string(loaded.embed));
   differs("--hidden", std::to_string(flags.hidden), std::to_string(loaded.hidden));
+  if (a.has("--share-embeddings") && !loaded.share_embeddings)
+    throw a.error("--share-embeddings differs from the model in " + path +
+                  " (its output layer has a weight of its own); --load keeps the model's shape");
   if (a.has("--bidirectional") && !loaded.bidirectional)
     throw a.error("--bidirectional differs from the model in " + path + " (one direction); --load keeps the model's shape");
   if (flags.src_vocab != loaded.src_vocab || flags.tgt_vocab != loaded.tgt_vocab)
@@ -254,6 +261,8 @@ void save_run(const TrainPlan& plan, const Model& model, const Trainer& trainer,
                                             {"schedule", opt.schedule},
                                             {"clip", exact(opt.clip)},
                                             {"eval_samples", std::to_string(plan.eval_samples)}};
+  if (opt.schedule == "warmup") run["warmup"] = std::to_string(opt.warmup);
+  if (opt.label_smoothing > 0) run["label_smoothing"] = exact(opt.label_smoothing);
   std::vector<NamedTensor> training;
   if (!weights_only) {
     TrainingState s = trainer.state();

@@ -8,8 +8,9 @@ Transformer and the decoder-only model; with the run's training state or --weigh
 task, translate included), builds the model its metadata describes from the stock PyTorch modules of models.py, loads the
 file's tensors with load_state_dict(strict=True) -- no renaming: heed names them as these
 modules' state_dict does (docs/checkpoints.md); the `training.` tensors, Adam's state, are left
-out -- and decodes the source greedily as `heed predict` does, in float64. It prints one JSON line
-per checkpoint with the fields of `heed predict --json`: source, output (in the file's own
+out, and a --share-embeddings file holds its tied table once, as models.Transformer takes it --
+and decodes the source greedily as `heed predict` does, in float64. It prints one JSON line per
+checkpoint with the fields of `heed predict --json`: source, output (in the file's own
 words), attention (one row per output token; for the Transformer the last decoder layer's
 cross-attention averaged over the heads) and log_prob. tests/ch04_pytorch_test.cpp holds the two
 programs equal to 1e-12. A decoder-only model (--model decoder) reads no source: its words start
@@ -97,7 +98,8 @@ def build(meta, path="checkpoint"):
         if model == "transformer":
             return Transformer(int(meta["src_vocab"]), int(meta["tgt_vocab"]), int(meta["embed"]), int(meta["heads"]),
                                int(meta["layers"]), int(meta["ff"]), norm_first=meta["norm_first"] == "1",
-                               positions=meta["positions"], max_src_len=int(meta["max_src_len"]))
+                               positions=meta["positions"], max_src_len=int(meta["max_src_len"]),
+                               share_embeddings=meta.get("share_embeddings") == "1")
         if model in MODELS:
             return Seq2Seq(model, int(meta["src_vocab"]), int(meta["tgt_vocab"]), int(meta["embed"]),
                            int(meta["hidden"]), cell=meta["cell"], bidirectional=meta["bidirectional"] == "1",

@@ -239,10 +239,13 @@ class Transformer(nn.Module):
     (sinusoidal, or a learned table of max_src_len source and max_src_len + 1 target rows),
     torch.nn.Transformer's encoder and decoder stacks (each with its final LayerNorm, ReLU, no
     dropout at inference), and a linear output layer. The stacks are kept as self.encoder and
-    self.decoder so that the parameter names are heed's (encoder.layers.0.self_attn.in_proj_weight)."""
+    self.decoder so that the parameter names are heed's (encoder.layers.0.self_attn.in_proj_weight).
+    share_embeddings (heed train --share-embeddings, the paper's section 3.4) ties out.weight to
+    tgt_embed.weight: one Parameter, which state_dict() lists under both names; heed's checkpoint
+    holds it once, as tgt_embed.weight, so loading gives the same tensor to out.weight too."""
 
     def __init__(self, src_vocab, tgt_vocab, embed, heads, layers, ff, norm_first=False,
-                 positions="sinusoidal", max_src_len=64):
+                 positions="sinusoidal", max_src_len=64, share_embeddings=False):
         super().__init__()
         if positions not in ("sinusoidal", "learned"):
             raise ValueError(f"unknown positions {positions!r} (choose sinusoidal, learned)")
@@ -255,6 +258,15 @@ class Transformer(nn.Module):
                                 dim_feedforward=ff, dropout=0.0, batch_first=True, norm_first=norm_first)
         self.encoder, self.decoder = stacks.encoder, stacks.decoder
         self.out = nn.Linear(embed, tgt_vocab)
+        if share_embeddings:
+            self.out.weight = self.tgt_embed.weight
+            self._register_load_state_dict_pre_hook(self._tied_table)
+
+    @staticmethod
+    def _tied_table(state_dict, prefix, *args):
+        """A state dict holding the shared table once (heed's) names it for out.weight too."""
+        if prefix + "tgt_embed.weight" in state_dict and prefix + "out.weight" not in state_dict:
+            state_dict[prefix + "out.weight"] = state_dict[prefix + "tgt_embed.weight"]
 
     def embed(self, table, positions, ids):  # ids (B, L) -> (B, L, d)
         L = ids.shape[1]

@@ -533,11 +533,15 @@ int run(bool quick) {
     NoGradGuard no_grad;
     weights = softmax(model.forward(test.tokens, test.size), 1).value();
   }
-  int64_t least_sure = 0;  // the test sequence whose largest weight is smallest
+  // The test sequence whose largest weight is smallest. The model scores a symbol wherever it
+  // stands, so two sequences of the same symbols in another order tie exactly in exact arithmetic,
+  // and only rounding would choose between them: a sequence must be smaller by more than rounding
+  // (1e-9) to displace the first one found.
+  int64_t least_sure = 0;
   real least_top = 1;
   for (int64_t r = 0; r < test.size; ++r) {
     real top = max(slice(weights, 0, r, r + 1)).item();
-    if (top < least_top) least_top = top, least_sure = r;
+    if (top < least_top - real(1e-9)) least_top = top, least_sure = r;
   }
   std::printf("\nsoftmax weights over the positions: the three sequences above, then the one\n"
               "test sequence (of %lld) where the largest weight is smallest\n",

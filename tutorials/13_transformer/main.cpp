@@ -3,9 +3,11 @@
 // Sections: qkv (one attention step by hand), causal (the decoder cannot see ahead), reverse
 // (accuracy by length, trained 5-30, scored to 40), speed (steps to 99 % and the cost of a step as
 // the length grows), translate (the toy German->English task and the seed sentence's
-// cross-attention per layer and head, and every head's matrix as one grid). Arguments: --quick (a
-// tiny budget), --out DIR (pictures, build/ch13), and section names to run only those; `figures
-// [DIR]` draws the quick figure (one encoder and one decoder layer) alone. stdout is deterministic; CPU times go to
+// cross-attention per layer and head, and every head's matrix as one grid), recipe (the paper's
+// warm-up, label smoothing and shared output embedding, each against the defaults, on reverse and
+// translate). Arguments: --quick (a tiny budget), --out DIR (pictures, build/ch13), and section
+// names to run only those; `figures [DIR]` draws the quick figure (one encoder and one decoder
+// layer) alone. stdout is deterministic; CPU times go to
 // stderr (`speed` prints its measured step times there).
 #include <algorithm>
 #include <cmath>
@@ -346,7 +348,97 @@ void translate(bool quick, const std::string& dir) {
   std::printf("\n");
 }
 
-const char* const kSections[] = {"qkv", "causal", "reverse", "speed", "translate"};
+// ---- 6. the paper's training recipe --------------------------------------------------------------
+
+// One change at a time against the defaults (lr 3e-3 decayed linearly, cross-entropy, an output
+// layer of its own), then the three together: the paper's warm-up (section 5.3), label smoothing
+// (5.4) and the output layer tied to the target embedding (3.4).
+struct Recipe {
+  const char* name;
+  bool warmup, smoothing, share;
+};
+const Recipe kRecipes[] = {{"default", false, false, false},
+                           {"warmup 200", true, false, false},
+                           {"smoothing 0.1", false, true, false},
+                           {"shared embeddings", false, false, true},
+                           {"all three", true, true, true}};
+
+// Trains chapter 13's transformer with `recipe` for `steps`, printing the held-out exact (and
+// token) accuracy of `samples` sequences every `every` steps.
+void recipe_run(const Task& task, const Recipe& recipe, int64_t steps, int64_t every, int64_t samples) {
+  ModelConfig c = config(task, "transformer");
+  c.share_embeddings = recipe.share;
+  Generator gen(kSeed);
+  std::unique_ptr<Model> built = make_model(c, gen);
+  Model& m = *built;
+  TrainOptions opt;  // heed train's defaults, and its --warmup and the paper's eps
+  opt.steps = steps;
+  opt.batch = 32;
+  opt.seed = kDataSeed;
+  if (recipe.warmup) opt.schedule = "warmup";
+  if (recipe.smoothing) opt.label_smoothing = 0.1;
+  std::printf("  %-18s %6lld ", recipe.name, ll(m.num_parameters()));
+  const real start = cpu_seconds();
+  train(m, task, opt, [&](const Progress& p) {
+    if (p.step % every != 0) return;
+    const Accuracy a = evaluate_held_out(m, task, samples, 5);
+    std::printf("  %.3f %.3f", a.exact(), a.token());
+  });
+  std::printf("\n");
+  std::fprintf(stderr, "tutorial-13: recipe %s %s: %.1f s of CPU\n", task.name().c_str(), recipe.name,
+               cpu_seconds() - start);
+}
+
+// "  recipe   params  step 200     step 400 ...": a column of two numbers per evaluation.
+void print_header(int64_t steps, int64_t every) {
+  char head[64];
+  std::snprintf(head, sizeof head, "  %-18s params ", "recipe");
+  std::string line = head;
+  for (int64_t s = every; s <= steps; s += every) {
+    std::snprintf(head, sizeof head, "  %-11s", ("step " + std::to_string(s)).c_str());
+    line += head;
+  }
+  while (line.back() == ' ') line.pop_back();
+  std::printf("%s\n", line.c_str());
+}
+
+void recipe(bool quick) {
+  std::printf("== 6. the paper's training recipe, one change at a time: the transformer of sections 3-5\n"
+              "(D 32, 2+2 layers, 4 heads, ff 128), batches of 32, the same weights' and data's seeds;\n"
+              "held-out accuracy along the run, each column exact then token\n");
+  const int64_t rev_steps = quick ? 20 : 600, rev_every = quick ? 10 : 200, rev_samples = quick ? 10 : 200;
+  const int64_t tr_steps = quick ? 20 : 900, tr_every = quick ? 10 : 300, tr_samples = quick ? 10 : 500;
+  // The two schedules side by side (scheduled_lr, models/train.h): the step numbers are 1-based.
+  const std::vector<int64_t> at = {1, 50, 100, 200, 400, 600, 900};
+  std::printf("learning rate at step       ");
+  for (int64_t s : at) std::printf(" %8lld", ll(s));
+  std::printf("\n");
+  for (const auto& [task, steps] : {std::pair<const char*, int64_t>{"reverse", rev_steps}, {"translate", tr_steps}}) {
+    TrainOptions opt;
+    opt.steps = steps;
+    std::printf("  linear, %-10s %3lld    ", task, ll(steps));
+    for (int64_t s : at)
+      if (s <= steps) std::printf(" %8.2e", scheduled_lr(opt, s - 1));
+      else std::printf(" %8s", "-");
+    std::printf("\n");
+  }
+  TrainOptions warm;
+  warm.schedule = "warmup";
+  std::printf("  warmup %lld, either run    ", ll(warm.warmup));
+  for (int64_t s : at) std::printf(" %8.2e", scheduled_lr(warm, s - 1));
+  std::printf("\n");
+  const ReverseTask rev(10, 5, 10);
+  std::printf("reverse 5-10, %lld steps (%lld held-out sequences)\n", ll(rev_steps), ll(rev_samples));
+  print_header(rev_steps, rev_every);
+  for (const Recipe& r : kRecipes) recipe_run(rev, r, rev_steps, rev_every, rev_samples);
+  const TranslateTask tr;
+  std::printf("translate, %lld steps (%lld held-out pairs)\n", ll(tr_steps), ll(tr_samples));
+  print_header(tr_steps, tr_every);
+  for (const Recipe& r : kRecipes) recipe_run(tr, r, tr_steps, tr_every, tr_samples);
+  std::printf("\n");
+}
+
+const char* const kSections[] = {"qkv", "causal", "reverse", "speed", "translate", "recipe"};
 
 }  // namespace
 
@@ -413,7 +505,7 @@ int main(int argc, char** argv) {
   bool quick = false;
   std::string dir = "build/ch13";
   std::vector<std::string> sections;
-  const char* usage = "usage: tutorial-13 [--quick] [--out DIR] [qkv|causal|reverse|speed|translate ...] | figures [DIR]";
+  const char* usage = "usage: tutorial-13 [--quick] [--out DIR] [qkv|causal|reverse|speed|translate|recipe ...] | figures [DIR]";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
@@ -436,6 +528,7 @@ int main(int argc, char** argv) {
     if (wanted("reverse")) reverse(quick, dir);
     if (wanted("speed")) speed(quick);
     if (wanted("translate")) translate(quick, dir);
+    if (wanted("recipe")) recipe(quick);
     std::fprintf(stderr, "tutorial-13: %.0f s of CPU in all\n", cpu_seconds());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tutorial-13: %s\n", e.what());
