@@ -24,11 +24,11 @@ ModelKind model_kind(const std::string& name) {
   static const std::pair<const char*, ModelKind> kNames[] = {
       {"plain", ModelKind::kPlain},   {"additive", ModelKind::kAdditive}, {"general", ModelKind::kGeneral},
       {"dot", ModelKind::kDot},       {"scaled", ModelKind::kScaled},     {"cosine", ModelKind::kCosine},
-      {"location", ModelKind::kLocation}, {"transformer", ModelKind::kTransformer}};
+      {"location", ModelKind::kLocation}, {"transformer", ModelKind::kTransformer}, {"decoder", ModelKind::kDecoder}};
   for (const auto& [n, k] : kNames)
     if (name == n) return k;
   throw Error("model config: unknown model '" + name +
-              "' (choose plain, additive, general, dot, scaled, cosine, location or transformer)");
+              "' (choose plain, additive, general, dot, scaled, cosine, location, transformer or decoder)");
 }
 
 bool is_luong(ModelKind k) {
@@ -50,7 +50,7 @@ void ModelConfig::validate() const {
   check("embed", embed, 1, 4096);
   check("hidden", hidden, 1, 4096);
   check("max_src_len", max_src_len, 1, 100000);
-  if (k == ModelKind::kTransformer) {
+  if (has_layers()) {
     check("layers", layers, 1, 64);
     check("heads", heads, 1, 4096);
     check("ff", ff, 1, 65536);
@@ -61,6 +61,8 @@ void ModelConfig::validate() const {
     if (!(dropout >= 0 && dropout < 1))
       throw Error("model config: dropout is " + std::to_string(dropout) + ", must be in [0, 1)");
   }
+  if (attention_only && k != ModelKind::kDecoder)
+    throw Error("model config: attention_only is for the decoder-only model, not " + model);
   if (share_embeddings && k != ModelKind::kTransformer)
     throw Error("model config: shared embeddings are for the transformer, not " + model);
   if (bidirectional && (k == ModelKind::kDot || k == ModelKind::kScaled || k == ModelKind::kCosine))
@@ -91,6 +93,14 @@ int64_t ModelConfig::parameter_count() const {
     n += layers * (2 * attn + ffn + 3 * norm) + norm;                    // decoder and its final norm
     return n;
   }
+  if (k == ModelKind::kDecoder) {  // the table of models/decoder_model.h
+    const int64_t D = embed, F = ff, V = tgt_vocab;
+    const int64_t attn = 3 * D * D + 3 * D + D * D + D, ffn = D * F + F + F * D + D, norm = 2 * D;
+    int64_t n = V * D + D * V + V;                    // embed, out
+    if (positions == "learned") n += max_src_len * D;  // pos
+    n += attention_only ? layers * attn : layers * (attn + ffn + 2 * norm) + norm;  // layers, final norm
+    return n;
+  }
   const int64_t g = cell == "lstm" ? 4 : cell == "gru" ? 3 : 1;  // gates
   const int64_t H = hidden, E = embed, D = bidirectional ? 2 * hidden : hidden;
   auto cell_params = [&](int64_t in) { return g * H * (in + H + 2); };  // weight_ih, weight_hh, two biases
@@ -117,7 +127,7 @@ std::map<std::string, std::string> ModelConfig::to_metadata() const {
           {"hidden", std::to_string(hidden)},
           {"bidirectional", bidirectional ? "1" : "0"},
           {"max_src_len", std::to_string(max_src_len)}};
-  if (model == "transformer") {  // only then, so the recurrent models' checkpoints keep their bytes
+  if (has_layers()) {  // only then, so the recurrent models' checkpoints keep their bytes
     char p[32];
     std::snprintf(p, sizeof p, "%.17g", dropout);
     meta.insert({{"layers", std::to_string(layers)},
@@ -127,6 +137,7 @@ std::map<std::string, std::string> ModelConfig::to_metadata() const {
                  {"positions", positions},
                  {"dropout", p}});
   }
+  if (is_decoder()) meta["attention_only"] = attention_only ? "1" : "0";
   // input_feeding and share_embeddings are written only when on, so that checkpoints without
   // them keep their bytes.
   if (input_feeding) meta["input_feeding"] = "1";
@@ -151,7 +162,7 @@ ModelConfig ModelConfig::from_metadata(const std::map<std::string, std::string>&
   c.max_src_len = parse_int(meta, "max_src_len");
   c.input_feeding = meta.count("input_feeding") && parse_int(meta, "input_feeding") != 0;
   c.share_embeddings = meta.count("share_embeddings") && parse_int(meta, "share_embeddings") != 0;
-  if (c.kind() == ModelKind::kTransformer) {
+  if (c.has_layers()) {
     c.layers = parse_int(meta, "layers");
     c.heads = parse_int(meta, "heads");
     c.ff = parse_int(meta, "ff");
@@ -166,16 +177,20 @@ ModelConfig ModelConfig::from_metadata(const std::map<std::string, std::string>&
       throw Error("model config: 'dropout' is '" + d + "', not a number");
     }
   }
+  if (c.is_decoder()) c.attention_only = parse_int(meta, "attention_only") != 0;
   c.validate();
   return c;
 }
 
 int64_t ModelConfig::source_limit() const {
-  const bool has_position_table = kind() == ModelKind::kLocation || (is_transformer() && positions == "learned");
+  const bool has_position_table = kind() == ModelKind::kLocation || (has_layers() && positions == "learned");
   return has_position_table ? max_src_len : INT64_MAX;
 }
 
 std::string ModelConfig::describe() const {
+  if (is_decoder())
+    return "decoder-only (D " + std::to_string(embed) + ", " + std::to_string(layers) + " layers, " +
+           std::to_string(heads) + " heads" + (attention_only ? ", attention only" : "") + ")";
   if (is_transformer())
     return "transformer (D " + std::to_string(embed) + ", " + std::to_string(layers) + "+" + std::to_string(layers) +
            " layers, " + std::to_string(heads) + " heads" + (share_embeddings ? ", shared embeddings" : "") + ")";

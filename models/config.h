@@ -15,14 +15,14 @@ namespace heed {
 // The model kinds. ModelConfig::model keeps the name (for metadata and the command line); a
 // model resolves it to a ModelKind once, when it is built, and dispatches on that, not on the
 // string.
-enum class ModelKind { kPlain, kAdditive, kGeneral, kDot, kScaled, kCosine, kLocation, kTransformer };
+enum class ModelKind { kPlain, kAdditive, kGeneral, kDot, kScaled, kCosine, kLocation, kTransformer, kDecoder };
 // The kind `name` spells; heed::Error listing the names for any other.
 ModelKind model_kind(const std::string& name);
 // general, dot, scaled, cosine, location: Luong's models (attend with s_t, attentional state h~_t).
 bool is_luong(ModelKind kind);
 
 struct ModelConfig {
-  std::string model = "additive";  // plain, additive, general, dot, scaled, cosine, location, transformer
+  std::string model = "additive";  // plain, additive, general, dot, scaled, cosine, location, transformer, decoder
   int64_t src_vocab = 13, tgt_vocab = 13;  // sizes including the three specials
   int64_t embed = 32;  // embedding size; the transformer's width D
   int64_t max_src_len = 64;  // the positions location attention (and learned positions) can address
@@ -31,17 +31,25 @@ struct ModelConfig {
   int64_t hidden = 64;
   bool bidirectional = false;
   bool input_feeding = false;  // Luong models only: the cell reads [emb(y_{t-1}); h~_{t-1}]
-  // The transformer only (TransformerSeq2Seq, models/transformer.h):
-  int64_t layers = 2, heads = 4, ff = 128;  // N encoder and N decoder layers, h heads, FF width
+  // The transformer (TransformerSeq2Seq, models/transformer.h) and the decoder-only model
+  // (DecoderModel, models/decoder_model.h):
+  int64_t layers = 2, heads = 4, ff = 128;  // N encoder and N decoder layers (the decoder: N), h heads, FF width
   bool norm_first = false;                  // pre-norm; false: post-norm, as the paper
   std::string positions = "sinusoidal";     // sinusoidal or learned
   real dropout = 0;
+  // The decoder-only model only: layers of causal self-attention alone, no feed-forward and no
+  // LayerNorm (Elhage et al. 2021); ff and norm_first then do not apply.
+  bool attention_only = false;
   // The output layer's weight is the target embedding's table (Vaswani et al. section 3.4): one
   // (tgt_vocab, D) matrix instead of two. The output keeps its own bias.
   bool share_embeddings = false;
 
   ModelKind kind() const { return model_kind(model); }  // heed::Error for an unknown name
   bool is_transformer() const { return kind() == ModelKind::kTransformer; }
+  bool is_decoder() const { return kind() == ModelKind::kDecoder; }
+  // Whether layers, heads, ff, norm_first, positions and dropout describe the model: the
+  // transformer's and the decoder-only model's.
+  bool has_layers() const { return is_transformer() || is_decoder(); }
   // Throws heed::Error naming the field and value when something is out of range, and when the
   // model would have more than kMaxParameters parameters.
   void validate() const;

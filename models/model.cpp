@@ -1,6 +1,7 @@
 #include "models/model.h"
 
 #include "autograd/functions.h"
+#include "models/decoder_model.h"
 #include "models/seq2seq.h"
 #include "models/transformer.h"
 #include "models/vocab.h"
@@ -63,6 +64,7 @@ void Model::set_dropout_state(const std::string& state) {
 
 std::unique_ptr<Model> make_model(const ModelConfig& config, Generator& gen) {
   if (config.is_transformer()) return std::make_unique<TransformerSeq2Seq>(config, gen);
+  if (config.is_decoder()) return std::make_unique<DecoderModel>(config, gen);
   return std::make_unique<Seq2Seq>(config, gen);
 }
 

@@ -1,9 +1,11 @@
-// Model: what every sequence-to-sequence model of heed offers, whatever is inside it. Two
+// Model: what every sequence-to-sequence model of heed offers, whatever is inside it. Three
 // implementations, each with its own part of the config and its own decoder state:
-//   Seq2Seq             models/seq2seq.h      recurrent encoder and decoder, with or without
-//                                             attention (plain, additive, general, dot, scaled,
-//                                             cosine, location)
-//   TransformerSeq2Seq  models/transformer.h  encoder and decoder stacks of attention
+//   Seq2Seq             models/seq2seq.h        recurrent encoder and decoder, with or without
+//                                               attention (plain, additive, general, dot, scaled,
+//                                               cosine, location)
+//   TransformerSeq2Seq  models/transformer.h    encoder and decoder stacks of attention
+//   DecoderModel        models/decoder_model.h  a decoder-only stack: a language model of the
+//                                               target alone, no source
 // Training (models/train.h), greedy decoding, beam search (models/beam.h), the attention film
 // (models/watch.h) and the heed program hold a model as a Model and never ask which it is.
 // make_model builds the one a ModelConfig names, as a checkpoint's metadata does.

@@ -7,10 +7,12 @@ namespace heed {
 
 namespace {
 
-// config itself; heed::Error for the transformer's, which is its own Model.
+// config itself; heed::Error for the transformer's and the decoder-only model's, each its own Model.
 const ModelConfig& recurrent_only(const ModelConfig& c) {
   if (c.is_transformer())
     throw Error("seq2seq: the transformer is TransformerSeq2Seq (models/transformer.h); make_model builds either");
+  if (c.is_decoder())
+    throw Error("seq2seq: the decoder-only model is DecoderModel (models/decoder_model.h); make_model builds either");
   return c;
 }
 

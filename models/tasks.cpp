@@ -115,8 +115,16 @@ std::vector<int64_t> SortTask::transform(std::vector<int64_t> src) const {
   return src;
 }
 
+RepeatTask::RepeatTask(int64_t V, int64_t min_len, int64_t max_len) : SymbolTask("repeat", V, min_len, max_len) {}
+
+std::vector<int64_t> RepeatTask::transform(std::vector<int64_t> src) const {
+  std::vector<int64_t> twice = src;
+  twice.insert(twice.end(), src.begin(), src.end());
+  return twice;
+}
+
 const std::vector<std::string>& task_names() {
-  static const std::vector<std::string> names = {"copy", "reverse", "sort", "translate"};
+  static const std::vector<std::string> names = {"copy", "reverse", "sort", "repeat", "translate"};
   return names;
 }
 
@@ -125,6 +133,7 @@ std::unique_ptr<Task> make_task(const std::string& name, int64_t vocab, int64_t 
   if (name == "copy") return std::make_unique<CopyTask>(vocab, min_len, max_len);
   if (name == "reverse") return std::make_unique<ReverseTask>(vocab, min_len, max_len);
   if (name == "sort") return std::make_unique<SortTask>(vocab, min_len, max_len);
+  if (name == "repeat") return std::make_unique<RepeatTask>(vocab, min_len, max_len);
   if (name == "translate") return std::make_unique<TranslateTask>();
   std::string valid;
   for (const std::string& n : task_names()) valid += (valid.empty() ? "" : ", ") + n;

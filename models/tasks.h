@@ -110,7 +110,22 @@ class SortTask : public SymbolTask {  // ascending
   std::vector<int64_t> transform(std::vector<int64_t> src) const override;
 };
 
-// "copy", "reverse", "sort" or "translate" (which ignores vocab, min_len and max_len: its
+// repeat: a random segment of min_len .. max_len symbols followed by its exact repetition, the
+// task that isolates induction (Olsson et al. 2022): the source is the segment, the target the
+// segment twice. A decoder-only model (models/decoder_model.h) reads only the target, BOS s s:
+// nothing predicts the first copy's symbols (its loss stays near log V), and every symbol of the
+// second copy but its first can be read off the first copy by a model that looks back for the
+// current token and copies the one after it.
+class RepeatTask : public SymbolTask {
+ public:
+  RepeatTask(int64_t V, int64_t min_len, int64_t max_len);
+  int64_t max_target_len() const override { return 2 * max_len(); }
+
+ protected:
+  std::vector<int64_t> transform(std::vector<int64_t> src) const override;
+};
+
+// "copy", "reverse", "sort", "repeat" or "translate" (which ignores vocab, min_len and max_len: its
 // grammar fixes them). An unknown name is a heed::Error listing the valid ones.
 std::unique_ptr<Task> make_task(const std::string& name, int64_t vocab, int64_t min_len,
                                 int64_t max_len);

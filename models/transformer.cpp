@@ -98,6 +98,8 @@ namespace {
 
 // config itself; heed::Error for a recurrent model's, which is Seq2Seq's.
 const ModelConfig& transformer_only(const ModelConfig& c) {
+  if (c.is_decoder())
+    throw Error("transformer: model 'decoder' is the decoder-only DecoderModel (models/decoder_model.h); make_model builds each kind");
   if (!c.is_transformer())
     throw Error("transformer: model '" + c.model + "' is a recurrent Seq2Seq (models/seq2seq.h); make_model builds either");
   return c;

@@ -58,6 +58,12 @@ class TransformerEncoderLayer : public Module {
 
   // x (B, S, D), mask (B, S, S) -> (B, S, D); the attention weights (B, h, S, S) into *weights.
   Var forward(const Var& x, const Tensor& mask, const Dropout& drop = {}, Var* weights = nullptr) const;
+  // The same layer with its self-attention reading past (B, S', D) as keys and values while x
+  // (B, S, D) gives the queries, mask (B, S, S'): a causal stack decoding one position at a time
+  // (models/decoder_model.h) passes the new position as x and every position so far as past.
+  // forward(x, mask) is forward(x, x, mask).
+  Var forward(const Var& x, const Var& past, const Tensor& mask, const Dropout& drop = {},
+              Var* weights = nullptr) const;
   Var feed_forward(const Var& x, const Dropout& drop = {}) const;  // (..., D) -> (..., D)
 
   TransformerAttention self_attn;

@@ -12,9 +12,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "models/decoder_model.h"
+#include "nn/checkpoint.h"
 #include "tests/heed_cli.h"
 #include "tests/precision.h"
 
@@ -133,6 +136,75 @@ TEST_SUITE("ch04_pytorch") {
       }
     }
     MESSAGE("PyTorch and heed agree on " << configs.size() << " checkpoints; largest difference " << worst);
+  }
+
+  // A decoder-only checkpoint (chapter 14's model) has no source: the loader scores the words as
+  // the start of a sequence (each word's loss given the words before it) and continues it
+  // greedily; heed computes the same from the same file, the continuation on its per-layer cache.
+  TEST_CASE("PyTorch: a decoder-only checkpoint loads strictly; its word losses and continuation equal heed's to 1e-12" * DOUBLE_ONLY(kPytorchFp64Reason)) {
+    const std::string py = python_or_skip();
+    if (py.empty()) return;
+    Scratch s("pytorch-decoder");
+    const std::string run = "train --model decoder --task repeat --vocab 8 --min-len 3 --max-len 6 --embed 8 --heads 2 "
+                            "--batch 8 --steps 40 --eval-samples 2 --save ";
+    const std::vector<std::string> flags = {"--attention-only --layers 2", "--layers 1 --ff 16 --norm-first --positions learned --weights-only"};
+    const std::string source = "3 1 4 1 5 3 1 4";
+    std::string args;
+    for (size_t i = 0; i < flags.size(); ++i) {
+      CliRun t = s.heed(run + s.path("d" + std::to_string(i) + ".st") + " " + flags[i]);
+      REQUIRE_MESSAGE(t.status == 0, flags[i] << ": " << t.err);
+      args += " " + s.path("d" + std::to_string(i) + ".st");
+    }
+    const std::string out = s.path("torch.out"), err = s.path("torch.err");
+    REQUIRE_MESSAGE(std::system((py + " reference/pytorch/heed_checkpoint.py" + args + " --source \"" + source + "\" >" +
+                                 out + " 2>" + err).c_str()) == 0,
+                    slurp(err));
+    const std::string text = slurp(out);
+    size_t at = 0;
+    for (size_t i = 0; i < flags.size(); ++i) {
+      CAPTURE(flags[i]);
+      const size_t nl = text.find('\n', at);
+      REQUIRE(nl != std::string::npos);
+      const Json torch_json = parse_json(text.substr(at, nl - at));
+      at = nl + 1;
+      // heed: the same file, the words' ids in its vocabulary (symbol k is id k + 3).
+      const std::string path = s.path("d" + std::to_string(i) + ".st");
+      Generator gen(0);
+      const std::map<std::string, std::string> meta = read_checkpoint_metadata(path);
+      std::unique_ptr<Model> model = make_model(ModelConfig::from_metadata(meta), gen);
+      std::vector<std::string> vocab;  // the file's words by id, as the loader reads them
+      for (size_t from = 0, to = 0; to != std::string::npos; from = to + 1) {
+        to = meta.at("tgt_tokens").find(' ', from);
+        vocab.push_back(meta.at("tgt_tokens").substr(from, to == std::string::npos ? std::string::npos : to - from));
+      }
+      load_checkpoint(*model, path);
+      const std::vector<int64_t> ids = {6, 4, 7, 4, 8, 6, 4, 7};
+      Tensor logp = log_softmax(model->forward(make_batch({{ids, ids}})).value(), 2);  // (1, 2n + 1, V)
+      const int64_t V = logp.shape()[2];
+      const Json::Array& nll = torch_json.find("nll")->as_array();
+      REQUIRE(nll.size() == ids.size());
+      for (size_t t = 0; t < ids.size(); ++t)
+        CHECK(std::fabs(nll[t].as_real() + logp[static_cast<int64_t>(t) * V + ids[t]]) <= 1e-12);
+      // The greedy continuation, step by step on the cache after <bos> and the words.
+      std::unique_ptr<StepState> st = model->start_decoding(make_batch({{ids, ids}}));
+      std::vector<int64_t> feed = {Vocab::kBos};
+      feed.insert(feed.end(), ids.begin(), ids.end());
+      Tensor last;
+      for (int64_t id : feed) last = log_softmax(model->logits(model->decode_step({id}, *st).out).value(), 1);
+      std::vector<std::string> words;
+      real log_prob = 0;
+      for (size_t k = 0; k < ids.size() + 10; ++k) {
+        const int64_t best = static_cast<int64_t>(argmax(last, 1)[0]);
+        log_prob += last[best];
+        words.push_back(vocab.at(static_cast<size_t>(best)));
+        if (best == Vocab::kEos) break;
+        last = log_softmax(model->logits(model->decode_step({best}, *st).out).value(), 1);
+      }
+      const Json::Array& output = torch_json.find("output")->as_array();
+      REQUIRE(output.size() == words.size());
+      for (size_t k = 0; k < words.size(); ++k) CHECK(output[k].as_string() == words[k]);
+      CHECK(std::fabs(torch_json.find("log_prob")->as_real() - log_prob) <= 1e-12);
+    }
   }
 
   TEST_CASE("PyTorch: importing the loader changes nothing global; bad input is one clear line, not a traceback" * DOUBLE_ONLY(kPytorchFp64Reason)) {

@@ -127,7 +127,7 @@ TEST_SUITE("ch07_additive_attention") {
     CHECK(luong == 5);
     CHECK_FALSE(is_luong(ModelKind::kAdditive));
     CHECK_THROWS_WITH_AS(model_kind("Additive"), "model config: unknown model 'Additive' (choose plain, additive, general, "
-                         "dot, scaled, cosine, location or transformer)", Error);
+                         "dot, scaled, cosine, location, transformer or decoder)", Error);
   }
 
   TEST_CASE("model configurations are validated with clear messages") {

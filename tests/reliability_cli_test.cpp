@@ -98,7 +98,7 @@ TEST_SUITE("reliability") {
         {"train --json=yes", "--json takes no value"},
         {"train extra", "unexpected argument 'extra'"},
         {"train --model perceiver", "--model: 'perceiver' is not one of plain, additive, general"},
-        {"train --task summarise", "--task: 'summarise' is not one of copy, reverse, sort, translate"},
+        {"train --task summarise", "--task: 'summarise' is not one of copy, reverse, sort, repeat, translate"},
         {"train --min-len 9 --max-len 3", "--min-len 9 is greater than --max-len 3"},
         {"train --max-len 0", "--max-len: 0 is out of range [1, 1000]"},
         {"train --max-len 5000", "--max-len: 5000 is out of range [1, 1000]"},

@@ -200,7 +200,9 @@ void check_task_vocab(const LoadedModel& m, const std::string& path) {
 }
 
 void read_transformer_flags(const Args& a, ModelConfig& c) {
-  if (c.kind() != ModelKind::kTransformer) {
+  if (a.has(kAttentionOnlySwitch) && !c.is_decoder())
+    throw a.error(std::string(kAttentionOnlySwitch) + " is for --model decoder, not " + c.model);
+  if (!c.has_layers()) {
     for (const std::string& f : kTransformerFlags)
       if (a.has(f)) throw a.error(f + " is for --model transformer, not " + c.model);
     for (const char* f : {kTransformerSwitch, kShareEmbeddings})
@@ -211,8 +213,14 @@ void read_transformer_flags(const Args& a, ModelConfig& c) {
   // no attentional state to feed back.
   for (const char* f : {"--cell", "--hidden", "--bidirectional", "--input-feeding"})
     if (a.has(f))
-      throw a.error(std::string(f) + " is for the recurrent models, not --model transformer" +
+      throw a.error(std::string(f) + " is for the recurrent models, not --model " + c.model +
                     (f == std::string("--hidden") ? " (its width is --embed)" : ""));
+  // Attention-only layers have no feed-forward and no LayerNorm to place.
+  c.attention_only = a.has(kAttentionOnlySwitch);
+  if (c.attention_only)
+    for (const char* f : {"--ff", kTransformerSwitch})
+      if (a.has(f))
+        throw a.error(std::string(f) + " does not apply to " + kAttentionOnlySwitch + " (no feed-forward, no LayerNorm)");
   c.layers = a.integer("--layers", 2, 1, 64);
   c.heads = a.integer("--heads", 4, 1, 4096);
   c.ff = a.integer("--ff", 128, 1, 65536);
@@ -226,13 +234,14 @@ void read_transformer_flags(const Args& a, ModelConfig& c) {
 
 std::string model_flags(const ModelConfig& c) {
   std::string f = "--model " + c.model;
-  if (!c.is_transformer())
+  if (!c.has_layers())
     return f + " --cell " + c.cell + (c.bidirectional ? " --bidirectional" : "") +
            (c.input_feeding ? " --input-feeding" : "") + " --embed " + std::to_string(c.embed) + " --hidden " +
            std::to_string(c.hidden);
   f += " --embed " + std::to_string(c.embed) + " --layers " + std::to_string(c.layers) + " --heads " +
        std::to_string(c.heads) + " --ff " + std::to_string(c.ff);
   if (c.norm_first) f += std::string(" ") + kTransformerSwitch;
+  if (c.attention_only) f += std::string(" ") + kAttentionOnlySwitch;
   if (c.positions != "sinusoidal") f += " --positions " + c.positions;
   if (c.share_embeddings) f += std::string(" ") + kShareEmbeddings;
   if (c.dropout > 0) {

@@ -21,6 +21,7 @@ namespace heed {
 int cmd_train(const std::vector<std::string>& argv);
 int cmd_eval(const std::vector<std::string>& argv);
 int cmd_predict(const std::vector<std::string>& argv);
+int cmd_sample(const std::vector<std::string>& argv);
 int cmd_bench(const std::vector<std::string>& argv);
 int cmd_data(const std::vector<std::string>& argv);
 
@@ -63,6 +64,7 @@ std::string model_flags(const ModelConfig& c);
 // The flags read_transformer_flags knows: valued, then switches.
 inline const std::vector<std::string> kTransformerFlags = {"--layers", "--heads", "--ff", "--positions", "--dropout"};
 inline const char* kTransformerSwitch = "--norm-first";
+inline const char* kAttentionOnlySwitch = "--attention-only";  // --model decoder only
 // heed train's alone (bench does not take it): the output layer reads the target embedding.
 inline const char* kShareEmbeddings = "--share-embeddings";
 inline const char* kTransformerHelp =

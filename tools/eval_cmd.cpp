@@ -13,8 +13,10 @@
 #include "io/utf8.h"
 #include "models/beam.h"
 #include "models/data.h"
+#include "models/decoder_model.h"
 #include "models/evaluate.h"
 #include "models/transformer.h"
+#include "tensor/math.h"
 #include "tools/common.h"
 #include "viz/heatmap.h"
 #include "viz/html.h"
@@ -230,6 +232,31 @@ int cmd_eval(const std::vector<std::string>& argv) {
                               .c_str());
     return 0;
   }
+  // A decoder-only model on the repeat task: its loss on each copy (models/decoder_model.h).
+  const auto* repeat = dynamic_cast<const RepeatTask*>(m.task.get());
+  if (m.model->config().is_decoder() && repeat) {
+    if (a.has("--lengths")) throw a.error("--lengths does not apply to --model decoder: it is scored by its loss");
+    const int64_t samples = a.integer("--samples", 500, 1, 1000000);
+    const int64_t seed = a.integer("--seed", 1, 0, INT64_MAX);
+    HalvesLoss h = repeat_halves_loss(*m.model, *repeat, samples, static_cast<uint64_t>(seed));
+    const real log_v = math::log(static_cast<real>(repeat->num_symbols()));
+    std::printf("%s on %s: the loss on each copy, teacher forced, %lld sequences (nats per symbol)\n",
+                m.model->config().describe().c_str(), m.task->name().c_str(), static_cast<long long>(samples));
+    std::printf("first copy     %.4f  (%.1f %% of log V)\n", h.first, 100 * h.first / log_v);
+    std::printf("repeated copy  %.4f  (%.1f %% of log V)\n", h.repeated, 100 * h.repeated / log_v);
+    std::printf("log V          %.4f  (V = %lld symbols: a model that knows nothing)\n", log_v,
+                static_cast<long long>(repeat->num_symbols()));
+    if (a.has("--json"))
+      std::printf("%s\n", Json::object({{"dtype", kRealName},
+                                        {"threads", threads()},
+                                        {"loss_first", h.first},
+                                        {"loss_repeated", h.repeated},
+                                        {"log_v", log_v},
+                                        {"n", h.sequences}})
+                              .dump()
+                              .c_str());
+    return 0;
+  }
   std::vector<int64_t> range;
   for (int64_t L = m.task->min_len(); L <= m.task->max_len(); ++L) range.push_back(L);
   std::vector<int64_t> lengths = a.integers("--lengths", range, 1, SymbolTask::kMaxLength);
@@ -281,6 +308,9 @@ int cmd_predict(const std::vector<std::string>& argv) {
   if (all_heads && a.has("--html"))
     throw a.error("--html shows one matrix: give --head K for one head, or leave --head out for their mean");
   LoadedModel m = load_model(a.text("--load", ""));
+  if (m.model->config().is_decoder())  // greedy decoding from <bos> would ignore the source given
+    throw a.error(a.text("--load", "") + " is a decoder-only model, which reads no source to translate; "
+                  "heed eval --load scores it");
   std::optional<HeadChoice> choice;  // what --attention, --layer and --head ask for
   if (pick) choice = choose_heads(a, m.model->config(), kind, all_heads);
   if (a.has("--svg") && m.model->config().kind() == ModelKind::kPlain) throw a.error("--svg: the plain model has no attention to draw");

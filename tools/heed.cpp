@@ -64,6 +64,7 @@ const char* kUsage =
     "  train    train a model on a task or a file of pairs   heed train --task reverse --save m.safetensors\n"
     "  eval     accuracy by source length of a saved model   heed eval --load m.safetensors --lengths 5,10,20\n"
     "  predict  decode one source and show the attention     heed predict --load m.safetensors \"3 1 4 1 5\"\n"
+    "  sample   continue a prompt with a decoder-only model  heed sample --load m.safetensors --prompt \"3 1\"\n"
     "  bench    time one training step                       heed bench --model additive\n"
     "  data     write a built-in task as a file of pairs     heed data --task translate --out pairs.tsv\n"
     "\n"
@@ -107,6 +108,7 @@ int main(int argc, char** argv) {
     if (command == "train") return heed::cmd_train(args);
     if (command == "eval") return heed::cmd_eval(args);
     if (command == "predict") return heed::cmd_predict(args);
+    if (command == "sample") return heed::cmd_sample(args);
     if (command == "bench") return heed::cmd_bench(args);
     if (command == "data") return heed::cmd_data(args);
     std::fprintf(stderr, "heed: unknown command '%s' (choose train, eval, predict or bench; see heed --help)\n",

@@ -14,9 +14,11 @@
 #include "io/safetensors.h"
 #include "io/utf8.h"
 #include "models/data.h"
+#include "models/decoder_model.h"
 #include "models/evaluate.h"
 #include "models/train.h"
 #include "nn/checkpoint.h"
+#include "tensor/math.h"
 #include "tools/common.h"
 #include "tools/train_state.h"
 #include "tools/watch.h"
@@ -31,7 +33,8 @@ const char* kHelp =
     "Trains a sequence-to-sequence model on a toy task, evaluates it on held-out sequences and\n"
     "optionally saves it. Progress goes to stderr (a bar on a terminal, periodic lines otherwise).\n"
     "\n"
-    "  --task copy|reverse|sort|translate   the task (reverse)\n"
+    "  --task copy|reverse|sort|repeat|translate   the task (reverse); repeat: a segment of\n"
+    "                            --min-len..--max-len symbols, then the same segment again\n"
     "  --data FILE               train on your own pairs instead: UTF-8 lines of source<TAB>target\n"
     "                            (docs/cli.md, \"Data files\"; heed data writes an example)\n"
     "  --valid FILE              data: the validation pairs (default: a --valid-fraction of --data)\n"
@@ -39,7 +42,10 @@ const char* kHelp =
     "  --min-count N             data: tokens seen fewer than N times in training are <unk> (1)\n"
     "  --max-len N               data: pairs with a side longer than N tokens are skipped (50)\n"
     "  --lower                   data: lower-case A-Z before splitting\n"
-    "  --model plain|additive|general|dot|scaled|cosine|location|transformer   the model (additive)\n"
+    "  --model plain|additive|general|dot|scaled|cosine|location|transformer|decoder   the model\n"
+    "                            (additive); decoder: a decoder-only Transformer of --layers causal\n"
+    "                            layers that reads the target alone (--task repeat only)\n"
+    "  --attention-only          decoder: layers of attention alone, no feed-forward, no LayerNorm\n"
     "  --cell gru|lstm|rnn       recurrent models: the cell of encoder and decoder (gru)\n"
     "  --bidirectional           recurrent models: a bidirectional encoder\n"
     "  --input-feeding           Luong models: the cell also reads the previous step's\n"
@@ -130,7 +136,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   valued.insert(kTransformerFlags.begin(), kTransformerFlags.end());
   Args a("train", argv, valued,
          {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding", "--watch", "--lower",
-          kTransformerSwitch, kShareEmbeddings});
+          kTransformerSwitch, kAttentionOnlySwitch, kShareEmbeddings});
   TrainPlan plan;
   if (a.has("--help")) {
     plan.help = true;
@@ -172,7 +178,12 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
 
   ModelConfig& config = plan.config;
   config.model =
-      a.choice("--model", "additive", {"plain", "additive", "general", "dot", "scaled", "cosine", "location", "transformer"});
+      a.choice("--model", "additive",
+               {"plain", "additive", "general", "dot", "scaled", "cosine", "location", "transformer", "decoder"});
+  // A decoder-only model reads no source: on the toy tasks it would model the targets alone.
+  if (config.model == "decoder" && plan.task->name() != "repeat")
+    throw a.error("--model decoder reads no source, so it is trained on --task repeat (the segment, then "
+                  "the segment again), not " + plan.task->name());
   config.cell = a.choice("--cell", "gru", {"gru", "lstm", "rnn"});
   config.bidirectional = a.has("--bidirectional");
   config.input_feeding = a.has("--input-feeding");
@@ -275,6 +286,12 @@ int cmd_train(const std::vector<std::string>& argv) {
             std::to_string(config.heads) + " heads, d " + std::to_string(config.embed) + ", ff " +
             std::to_string(config.ff) + (config.norm_first ? ", pre-norm" : ", post-norm") + ", " + config.positions +
             " positions" + (config.share_embeddings ? ", shared embeddings" : "");
+  if (config.is_decoder())
+    shape = std::to_string(config.layers) + " layers, " + std::to_string(config.heads) + " heads, d " +
+            std::to_string(config.embed) +
+            (config.attention_only ? std::string(", attention only")
+                                   : ", ff " + std::to_string(config.ff) + (config.norm_first ? ", pre-norm" : ", post-norm")) +
+            ", " + config.positions + " positions";
   std::printf("training %s (%s, %lld parameters) on %s, %lld steps of %lld sequences\n", config.model.c_str(),
               shape.c_str(), static_cast<long long>(model.num_parameters()), task->name().c_str(),
               static_cast<long long>(opt.steps), static_cast<long long>(opt.batch));
@@ -376,7 +393,15 @@ int cmd_train(const std::vector<std::string>& argv) {
   const auto* data = dynamic_cast<const DataTask*>(task);
   PairScore scored;
   if (data && !data->valid().pairs.empty()) scored = score_pairs(model, data->tgt_vocab(), data->valid(), eval_samples);
-  Accuracy acc = data ? scored.acc : evaluate_held_out(model, *task, eval_samples, static_cast<uint64_t>(seed) + 7777777);
+  // A decoder-only model is scored by its loss on each copy of the repeat task (it decodes no
+  // source, so greedy decoding has nothing to be right about).
+  const auto* repeat = dynamic_cast<const RepeatTask*>(task);
+  const bool halves = config.is_decoder() && repeat;
+  HalvesLoss half;
+  if (halves) half = repeat_halves_loss(model, *repeat, eval_samples, static_cast<uint64_t>(seed) + 7777777);
+  Accuracy acc = data     ? scored.acc
+                 : halves ? Accuracy{}
+                          : evaluate_held_out(model, *task, eval_samples, static_cast<uint64_t>(seed) + 7777777);
   real tokens_per_second = r.seconds > 0 ? r.target_tokens / r.seconds : 0;
   if (finished)  // nothing was trained: the loss is the run's, as it ended
     std::printf("the run was already complete; loss %.4f\n", loss);
@@ -388,6 +413,10 @@ int cmd_train(const std::vector<std::string>& argv) {
                 acc.token(), scored.bleu, scored.perplexity, static_cast<long long>(scored.pairs));
   else if (data)
     std::printf("validation: no pairs to score\n");
+  else if (halves)
+    std::printf("held-out: loss %.4f on the first copy, %.4f on the repeated one, log V %.4f (%lld sequences)\n",
+                half.first, half.repeated, math::log(static_cast<real>(repeat->num_symbols())),
+                static_cast<long long>(half.sequences));
   else
     std::printf("held-out: exact %.3f, token %.3f (%lld sequences)\n", acc.exact(), acc.token(),
                 static_cast<long long>(acc.n));
@@ -404,6 +433,10 @@ int cmd_train(const std::vector<std::string>& argv) {
                            {"exact", acc.exact()},
                            {"token", acc.token()},
                            {"tokens_per_second", tokens_per_second}});
+    if (halves) {
+      j.set("loss_first", half.first);
+      j.set("loss_repeated", half.repeated);
+    }
     if (data && scored.pairs > 0) {
       j.set("bleu", scored.bleu);
       j.set("perplexity", scored.perplexity);

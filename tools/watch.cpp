@@ -59,6 +59,9 @@ WatchPlan parse_watch_flags(const Args& a, const std::string& model) {
     throw a.error(std::string(plan.film.empty() ? "--watch" : "--film") +
                   ": the plain model has no attention matrix to show (it reads only the encoder's last state); "
                   "choose --model additive, general, dot, scaled, cosine or location");
+  if (plan.any() && model == "decoder")  // its self-attention has no source to show attention over
+    throw a.error(std::string(plan.film.empty() ? "--watch" : "--film") +
+                  ": the film shows attention over a source, and --model decoder reads none (not yet supported)");
   return plan;
 }
 

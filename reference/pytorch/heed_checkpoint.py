@@ -3,9 +3,9 @@
 
     /usr/bin/python3 reference/pytorch/heed_checkpoint.py m.safetensors --source "3 1 4 1 5"
 
-reads a file written by `heed train --save` (every model: the seven recurrent ones and the
-Transformer; with the run's training state or --weights-only; any task, translate included),
-builds the model its metadata describes from the stock PyTorch modules of models.py, loads the
+reads a file written by `heed train --save` (every model: the seven recurrent ones, the
+Transformer and the decoder-only model; with the run's training state or --weights-only; any
+task, translate included), builds the model its metadata describes from the stock PyTorch modules of models.py, loads the
 file's tensors with load_state_dict(strict=True) -- no renaming: heed names them as these
 modules' state_dict does (docs/checkpoints.md); the `training.` tensors, Adam's state, are left
 out, and a --share-embeddings file holds its tied table once, as models.Transformer takes it --
@@ -13,7 +13,10 @@ and decodes the source greedily as `heed predict` does, in float64. It prints on
 checkpoint with the fields of `heed predict --json`: source, output (in the file's own
 words), attention (one row per output token; for the Transformer the last decoder layer's
 cross-attention averaged over the heads) and log_prob. tests/ch04_pytorch_test.cpp holds the two
-programs equal to 1e-12.
+programs equal to 1e-12. A decoder-only model (--model decoder) reads no source: its words start
+the sequence, and the line gives each word's loss given the words before it ("nll") and the
+greedy continuation ("output", "log_prob"); tests/ch14_decoder_torch_test.cpp holds them equal to
+heed's to 1e-12.
 
 As a library (with this folder on sys.path):
 
@@ -32,7 +35,7 @@ import sys
 
 import torch
 
-from models import BOS, EOS, MODELS, Seq2Seq, Transformer
+from models import BOS, EOS, MODELS, DecoderOnly, Seq2Seq, Transformer
 
 FORMAT = "heed-seq2seq-2"
 TRAINING_PREFIX = "training."  # a run's optimiser state: not the model's
@@ -87,6 +90,11 @@ def build(meta, path="checkpoint"):
     """The untrained model a heed checkpoint's metadata describes, in the default dtype."""
     model = meta.get("model")
     try:
+        if model == "decoder":
+            return DecoderOnly(int(meta["tgt_vocab"]), int(meta["embed"]), int(meta["heads"]), int(meta["layers"]),
+                               int(meta["ff"]), attention_only=meta["attention_only"] == "1",
+                               norm_first=meta["norm_first"] == "1", positions=meta["positions"],
+                               max_len=int(meta["max_src_len"]))
         if model == "transformer":
             return Transformer(int(meta["src_vocab"]), int(meta["tgt_vocab"]), int(meta["embed"]), int(meta["heads"]),
                                int(meta["layers"]), int(meta["ff"]), norm_first=meta["norm_first"] == "1",
@@ -100,7 +108,7 @@ def build(meta, path="checkpoint"):
         raise CheckpointError(f"{path}: the metadata has no {e.args[0]!r}, which a {model} model needs") from None
     except ValueError as e:
         raise CheckpointError(f"{path}: {e}") from None
-    raise CheckpointError(f"{path}: unknown model {model!r} (this loader knows {', '.join(MODELS)}, transformer)")
+    raise CheckpointError(f"{path}: unknown model {model!r} (this loader knows {', '.join(MODELS)}, transformer, decoder)")
 
 
 def load(path):
@@ -167,10 +175,39 @@ def greedy(model, src_ids, max_steps):
     return tokens, attention, log_prob
 
 
+@torch.no_grad()
+def continue_sequence(model, ids, max_steps):
+    """A decoder-only model on <bos> ids: -> (the loss of each word given those before it, the
+    greedy continuation until <eos> (at most max_steps tokens), its summed log_prob). Each step
+    runs the whole sequence again (heed keeps each layer's inputs instead: the same numbers)."""
+    seq = [BOS] + ids
+    logp = torch.log_softmax(model(torch.tensor([seq])), 2)[0]  # (T, V)
+    nll = [-float(logp[i, w]) for i, w in enumerate(ids)]
+    tokens, log_prob = [], 0.0
+    for _ in range(max_steps):
+        last = torch.log_softmax(model(torch.tensor([seq + tokens]))[0, -1], 0)
+        prev = int(torch.argmax(last))
+        tokens.append(prev)
+        log_prob += float(last[prev])
+        if prev == EOS:
+            break
+    return nll, tokens, log_prob
+
+
 def predict(path, source):
-    """`heed predict --json`'s fields for one checkpoint and one source (words split on spaces)."""
+    """`heed predict --json`'s fields for one checkpoint and one source (words split on spaces).
+    A decoder-only model has no source: the words are the start of its sequence, scored word by
+    word ("nll") and continued greedily ("output")."""
     model, src_words, tgt_words = load(path)
     words = source.split()
+    if isinstance(model, DecoderOnly):
+        ids = source_ids(words, tgt_words, path)
+        try:
+            nll, tokens, log_prob = continue_sequence(model, ids, len(ids) + 10)
+        except ValueError as e:  # a position beyond those the model learned
+            raise CheckpointError(f"{path}: {e}") from None
+        return {"source": words, "nll": nll, "output": [tgt_words[t] for t in tokens], "attention": [],
+                "log_prob": log_prob}
     ids = source_ids(words, src_words, path)
     if isinstance(model, Transformer) and model.src_pos is not None and len(ids) > model.max_src_len:
         raise CheckpointError(f"{path}: a source of {len(ids)} words; the model learned {model.max_src_len} positions")

@@ -298,6 +298,62 @@ class Transformer(nn.Module):
         return self.out(h[:, -1]), weights[:, -1]
 
 
+class DecoderOnly(nn.Module):
+    """heed's --model decoder (models/decoder_model.h), a decoder-only Transformer language model:
+    token embeddings plus positions (no sqrt(d) factor, as GPT-2), N layers of causal
+    self-attention, and a linear output layer over the vocabulary. attention_only: each layer is
+    an nn.MultiheadAttention added to the residual stream, x = x + attn(x) (Elhage et al. 2021: no
+    feed-forward, no LayerNorm); else each is an nn.TransformerEncoderLayer run with a causal mask
+    (post-norm, or pre-norm with norm_first), followed by a final nn.LayerNorm. Learned positions
+    are a table of max_len rows. The attribute names are heed's parameter names."""
+
+    def __init__(self, vocab, embed, heads, layers, ff, attention_only=False, norm_first=False,
+                 positions="sinusoidal", max_len=64):
+        super().__init__()
+        if positions not in ("sinusoidal", "learned"):
+            raise ValueError(f"unknown positions {positions!r} (choose sinusoidal, learned)")
+        self.d = embed
+        self.embed = nn.Embedding(vocab, embed, padding_idx=PAD)
+        self.pos = nn.Embedding(max_len, embed) if positions == "learned" else None
+        if attention_only:
+            self.layers = nn.ModuleList(
+                nn.MultiheadAttention(embed, heads, dropout=0.0, batch_first=True) for _ in range(layers))
+            self.norm = None
+        else:
+            self.layers = nn.ModuleList(
+                nn.TransformerEncoderLayer(embed, heads, dim_feedforward=ff, dropout=0.0, batch_first=True,
+                                           norm_first=norm_first) for _ in range(layers))
+            self.norm = nn.LayerNorm(embed)
+        self.out = nn.Linear(embed, vocab)
+        self.attention_only = attention_only
+
+    def forward(self, ids, lengths=None):
+        """ids (B, T), <bos> first; lengths (B) real positions per row (None: all) -> logits (B, T, V)."""
+        B, T = ids.shape
+        x = self.embed(ids)
+        if self.pos is None:
+            x = x + sinusoidal_positions(T, self.d, x.dtype)
+        else:
+            if T > self.pos.num_embeddings:
+                raise ValueError(f"decoder: position {T - 1} is beyond the {self.pos.num_embeddings} learned positions")
+            x = x + self.pos.weight[:T]
+        causal = torch.triu(torch.full((T, T), float("-inf"), dtype=x.dtype), diagonal=1)
+        padding = None if lengths is None else torch.tensor([[i >= n for i in range(T)] for n in lengths])
+        for layer in self.layers:
+            if self.attention_only:
+                x = x + layer(x, x, x, attn_mask=causal, key_padding_mask=padding, need_weights=False)[0]
+            else:
+                x = layer(x, src_mask=causal, src_key_padding_mask=padding)
+        if self.norm is not None:
+            x = self.norm(x)
+        return self.out(x)
+
+    def loss(self, ids, lengths, targets):
+        """Cross-entropy of the next tokens, averaged over the non-PAD targets."""
+        logits = self.forward(ids, lengths)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=PAD)
+
+
 def make_optimizer(model, lr=3e-3):
     return torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.999), eps=1e-8)
 

@@ -1,0 +1,243 @@
+// The decoder-only model on the command line and on its task: the repeat task (models/tasks.h),
+// the loss on each copy (repeat_halves_loss, models/decoder_model.h), heed train and heed eval
+// with --model decoder, a resumed run byte-identical to one that never stopped, and the flags
+// that do not apply refused with one clear line.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/decoder_model.h"
+#include "tests/heed_cli.h"
+
+using namespace heed;
+
+TEST_SUITE("ch14_decoder_cli") {
+  TEST_CASE("repeat: the target is the source twice; the longest target is twice the longest source") {
+    RepeatTask task(5, 2, 4);
+    CHECK(task.name() == "repeat");
+    CHECK(task.max_target_len() == 8);
+    Generator gen(1);
+    for (int i = 0; i < 20; ++i) {
+      Example e = task.sample(gen);
+      REQUIRE(e.src.size() >= 2);
+      REQUIRE(e.src.size() <= 4);
+      std::vector<int64_t> twice = e.src;
+      twice.insert(twice.end(), e.src.begin(), e.src.end());
+      CHECK(e.tgt == twice);
+    }
+    CHECK(make_task("repeat", 5, 2, 4)->name() == "repeat");
+  }
+
+  TEST_CASE("repeat_halves_loss: the mean cross-entropy of each copy's symbols, EOS in neither") {
+    ModelConfig c;
+    c.model = "decoder";
+    c.src_vocab = c.tgt_vocab = 8;
+    c.embed = 8;
+    c.heads = 2;
+    c.attention_only = true;
+    Generator gen(2);
+    DecoderModel model(c, gen);
+    RepeatTask task(5, 2, 4);
+    HalvesLoss h = repeat_halves_loss(model, task, 3, 7);
+    CHECK(h.sequences == 3);
+    // The same three sequences by hand: Generator(7)'s draws, each scored alone.
+    Generator draws(7);
+    real first = 0, repeated = 0;
+    int64_t n_all = 0;
+    for (int i = 0; i < 3; ++i) {
+      Example e = task.sample(draws);
+      Batch b = make_batch({e});
+      Tensor logp = log_softmax(model.forward(b).value(), 2);  // (1, 2n + 1, 8)
+      const int64_t n = static_cast<int64_t>(e.src.size());
+      for (int64_t t = 0; t < 2 * n; ++t) (t < n ? first : repeated) -= logp[t * 8 + e.tgt[t]];
+      n_all += n;
+    }
+    CHECK(std::fabs(h.first - first / n_all) < 1e-12);
+    CHECK(std::fabs(h.repeated - repeated / n_all) < 1e-12);
+    CHECK(h.first != h.repeated);
+  }
+
+  TEST_CASE("heed train and eval --model decoder on repeat: each copy's loss; a resumed run is the run that never stopped") {
+    Scratch s("decoder-cli");
+    const std::string run = "train --model decoder --task repeat --vocab 6 --min-len 3 --max-len 5 --embed 8 "
+                            "--heads 2 --batch 4 --eval-samples 10 --schedule constant ";
+    const std::string file = s.path("d.safetensors");
+    CliRun t = s.heed(run + "--attention-only --layers 2 --steps 20 --json --save " + file);
+    INFO(t.err);
+    REQUIRE(t.status == 0);
+    CHECK(t.out.find("training decoder (2 layers, 2 heads, d 8, attention only, sinusoidal positions") !=
+          std::string::npos);
+    CHECK(t.out.find("held-out: loss ") != std::string::npos);
+    CHECK(t.out.find(" on the first copy, ") != std::string::npos);
+    const Json j = t.json();
+    REQUIRE(j.find("loss_first"));
+    REQUIRE(j.find("loss_repeated"));
+    CliRun e = s.heed("eval --load " + file + " --samples 10 --json");
+    INFO(e.err);
+    REQUIRE(e.status == 0);
+    CHECK(e.out.find("decoder-only (D 8, 2 layers, 2 heads, attention only) on repeat") != std::string::npos);
+    CHECK(e.out.find("repeated copy  ") != std::string::npos);
+    const Json ej = e.json();
+    CHECK(std::fabs(ej.find("log_v")->as_real() - std::log(6.0)) < 1e-12);
+    // Resumed: 10 steps, then on to 20, gives the bytes of 20 at once (full layers, dropout's
+    // stream included).
+    const std::string full = run + "--layers 1 --ff 16 --norm-first --positions learned --dropout 0.1 ";
+    const std::string straight = s.path("straight.st"), half = s.path("half.st"), resumed = s.path("resumed.st");
+    REQUIRE(s.heed(full + "--steps 20 --save " + straight).status == 0);
+    REQUIRE(s.heed(full + "--steps 10 --save " + half).status == 0);
+    CliRun r = s.heed("train --resume " + half + " --steps 20 --save " + resumed);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(slurp(resumed) == slurp(straight));
+    CHECK(slurp(resumed) != slurp(half));
+  }
+
+  TEST_CASE("--model decoder: the flags and tasks that do not apply are refused, one line, status 2") {
+    Scratch s("decoder-cli-bad");
+    const std::string file = s.path("d.safetensors");
+    REQUIRE(s.heed("train --model decoder --task repeat --attention-only --embed 8 --heads 2 --steps 0 --save " + file)
+                .status == 0);
+    const std::string bad[][2] = {
+        {"train --model decoder --task reverse", "--model decoder reads no source, so it is trained on --task repeat"},
+        {"train --model decoder --task repeat --cell lstm", "--cell is for the recurrent models, not --model decoder"},
+        {"train --model decoder --task repeat --hidden 8", "--hidden is for the recurrent models, not --model decoder"},
+        {"train --model transformer --attention-only", "--attention-only is for --model decoder, not transformer"},
+        {"train --model additive --attention-only", "--attention-only is for --model decoder, not additive"},
+        {"train --model decoder --task repeat --attention-only --ff 16", "--ff does not apply to --attention-only"},
+        {"train --model decoder --task repeat --attention-only --norm-first",
+         "--norm-first does not apply to --attention-only"},
+        {"train --model decoder --task repeat --film " + s.path("f.html"), "--film: the film shows attention over a source"},
+        {"eval --load " + file + " --lengths 3", "--lengths does not apply to --model decoder"},
+        {"predict --load " + file + " \"3 1 4\"", "is a decoder-only model, which reads no source to translate"},
+        {"bench --model decoder", "--model"},
+        // Tying the output layer to the embedding is the transformer's alone so far.
+        {"train --model decoder --task repeat --share-embeddings", "shared embeddings are for the transformer, not decoder"},
+    };
+    for (auto& bad_case : bad) {
+      const std::string args = bad_case[0];
+      const std::string words = bad_case[1];
+      CliRun r = s.heed(args);
+      INFO("heed " << args << " -> " << r.status << ": " << r.err);
+      CHECK(r.status == 2);
+      CHECK(count_lines(r.err) == 1);
+      CHECK(r.err.find(words) != std::string::npos);
+    }
+  }
+}
+
+namespace {
+
+// A small untrained model: its next-token distributions are spread, so draws differ.
+ModelConfig sampler_config() {
+  ModelConfig c;
+  c.model = "decoder";
+  c.src_vocab = c.tgt_vocab = 9;
+  c.embed = 8;
+  c.heads = 2;
+  c.layers = 1;
+  c.attention_only = true;
+  return c;
+}
+
+}  // namespace
+
+TEST_SUITE("ch14_decoder_sample") {
+  TEST_CASE("sample_continuation: seeded and reproducible; temperature 0 and top-k 1 are greedy; stops after <eos>") {
+    Generator init(3);
+    DecoderModel model(sampler_config(), init);
+    const std::vector<int64_t> prompt = {3, 5, 4};
+    Generator g1(11), g2(11), g3(12);
+    const std::vector<int64_t> a = sample_continuation(model, prompt, 30, {}, g1);
+    CHECK(a == sample_continuation(model, prompt, 30, {}, g2));
+    CHECK(a != sample_continuation(model, prompt, 30, {}, g3));
+    for (size_t i = 0; i + 1 < a.size(); ++i) CHECK(a[i] != Vocab::kEos);  // <eos> only last
+    // Greedy by hand: the most probable token of the full forward over <bos> prompt so far.
+    std::vector<int64_t> seq = {Vocab::kBos}, greedy;
+    seq.insert(seq.end(), prompt.begin(), prompt.end());
+    for (int i = 0; i < 6; ++i) {
+      const int64_t T = static_cast<int64_t>(seq.size()), V = 9, last = T - 1;
+      Tensor logits = model.logits(model.hidden(seq, 1, T, {T})).value();  // (1, T, V), any ids (specials too)
+      int64_t best = 0;
+      for (int64_t v = 1; v < V; ++v)
+        if (logits[last * V + v] > logits[last * V + best]) best = v;
+      greedy.push_back(best);
+      if (best == Vocab::kEos) break;
+      seq.push_back(best);
+    }
+    Generator g4(1), g5(2);
+    CHECK(sample_continuation(model, prompt, 6, {.temperature = 0}, g4) == greedy);
+    CHECK(sample_continuation(model, prompt, 6, {.temperature = 1, .top_k = 1}, g5) == greedy);
+    Generator g6(1);
+    CHECK_THROWS_WITH_AS(sample_continuation(model, prompt, 6, {.temperature = -1}, g6),
+                         doctest::Contains("temperature -1"), Error);
+  }
+
+  TEST_CASE("sample_continuation: the first token's frequencies over 4000 draws follow softmax(logits / T) over the top k") {
+    Generator init(4);
+    DecoderModel model(sampler_config(), init);
+    const std::vector<int64_t> prompt = {6, 7};
+    Tensor logits = model.forward(make_batch({{{3}, prompt}})).value();  // (1, 3, 9)
+    const int64_t V = 9;
+    for (auto [T, k] : {std::pair<real, int64_t>{1, 0}, {0.5, 0}, {2, 3}}) {
+      CAPTURE(T);
+      CAPTURE(k);
+      // The expected distribution: the k largest logits of the last position, softmax at T.
+      std::vector<real> l(logits.data() + 2 * V, logits.data() + 3 * V), p(V, 0);
+      std::vector<real> sorted = l;
+      std::sort(sorted.begin(), sorted.end(), std::greater<real>());
+      const real cutoff = k ? sorted[static_cast<size_t>(k - 1)] : -1e300;
+      real total = 0;
+      for (int64_t v = 0; v < V; ++v)
+        if (l[v] >= cutoff) total += p[v] = std::exp(l[v] / T);
+      std::vector<int64_t> count(V, 0);
+      Generator gen(5);
+      const int n = 4000;
+      for (int i = 0; i < n; ++i) ++count[sample_continuation(model, prompt, 1, {.temperature = T, .top_k = k}, gen)[0]];
+      for (int64_t v = 0; v < V; ++v) {
+        const real want = p[v] / total, got = static_cast<real>(count[v]) / n;
+        INFO("token " << v << ": drawn " << got << ", probability " << want);
+        CHECK(std::fabs(got - want) <= 4 * std::sqrt(want * (1 - want) / n) + 1e-12);  // 4 standard deviations
+        if (want == 0) CHECK(count[v] == 0);
+      }
+    }
+  }
+
+  TEST_CASE("heed sample: the same seed prints the same tokens; bad input is one clear line") {
+    Scratch s("decoder-sample");
+    const std::string file = s.path("d.safetensors"), learned = s.path("l.safetensors"), other = s.path("a.safetensors");
+    REQUIRE(s.heed("train --model decoder --task repeat --vocab 6 --min-len 3 --max-len 5 --attention-only --embed 8 "
+                   "--heads 2 --batch 4 --steps 10 --eval-samples 2 --save " + file).status == 0);
+    REQUIRE(s.heed("train --model decoder --task repeat --vocab 6 --min-len 3 --max-len 5 --positions learned --embed 8 "
+                   "--heads 2 --ff 8 --batch 4 --steps 0 --save " + learned).status == 0);
+    REQUIRE(s.heed("train --model additive --embed 4 --hidden 4 --steps 0 --save " + other).status == 0);
+    CliRun a = s.heed("sample --load " + file + " --prompt \"3 1 4\" --seed 7 --json");
+    INFO(a.err);
+    REQUIRE(a.status == 0);
+    CHECK(a.out.rfind("prompt: 3 1 4\nsample: ", 0) == 0);
+    CHECK(s.heed("sample --load " + file + " --prompt \"3 1 4\" --seed 7 --json").out == a.out);
+    CHECK(s.heed("sample --load " + file + " --prompt \"3 1 4\" --seed 8 --json").out != a.out);
+    CHECK(a.json().find("output")->as_array().size() >= 1);
+    const std::string bad[][2] = {
+        {"sample --load " + file, "--prompt \"TOKENS\" is required"},
+        {"sample --load " + file + " --prompt \"3 x\"", "--prompt: "},
+        {"sample --load " + file + " --prompt \"3\" --temperature -1", "--temperature"},
+        {"sample --load " + file + " --prompt \"3\" --top-k -2", "--top-k"},
+        {"sample --load " + other + " --prompt \"3\"", "is a additive model, which reads a source"},
+        {"sample --load " + learned + " --prompt \"3 1\" --max-tokens 100", "need more than the model's 64 learned positions"},
+    };
+    for (auto& bad_case : bad) {
+      const std::string args = bad_case[0];
+      const std::string words = bad_case[1];
+      CliRun r = s.heed(args);
+      INFO("heed " << args << " -> " << r.status << ": " << r.err);
+      CHECK(r.status == 2);
+      CHECK(count_lines(r.err) == 1);
+      CHECK(r.err.find(words) != std::string::npos);
+    }
+  }
+}

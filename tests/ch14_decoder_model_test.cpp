@@ -1,0 +1,285 @@
+// The decoder-only model (--model decoder, models/decoder_model.h): gradients of the whole loss,
+// padding, the causal mask, decoding step by step against the teacher-forced pass, the state's
+// rows, the config and its checks, checkpoint names and a round trip. Its equality with PyTorch
+// is tests/ch14_decoder_torch_test.cpp.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "autograd/functions.h"
+#include "autograd/gradcheck.h"
+#include "models/decoder_model.h"
+#include "models/seq2seq.h"
+#include "models/transformer.h"
+#include "nn/checkpoint.h"
+#include "nn/loss.h"
+#include "tests/heed_cli.h"
+#include "tests/model_fixtures.h"
+#include "tests/precision.h"
+
+using namespace heed;
+
+namespace {
+
+// 2 layers of D 4 with 2 heads over 7 tokens (4 symbols and the specials), positions up to 6.
+ModelConfig tiny_decoder(bool attention_only, bool norm_first = false, const std::string& positions = "sinusoidal") {
+  ModelConfig c;
+  c.model = "decoder";
+  c.src_vocab = c.tgt_vocab = 7;
+  c.embed = 4;
+  c.layers = 2;
+  c.heads = 2;
+  c.ff = 6;
+  c.attention_only = attention_only;
+  c.norm_first = norm_first;
+  c.positions = positions;
+  c.max_src_len = 6;
+  return c;
+}
+
+// The three kinds of layer the model has, with both kinds of position between them.
+struct Variant {
+  bool attention_only, norm_first;
+  const char* positions;
+};
+constexpr Variant kVariants[] = {
+    {true, false, "sinusoidal"}, {true, false, "learned"}, {false, false, "learned"}, {false, true, "sinusoidal"}};
+
+std::string describe(const Variant& v) {
+  return std::string(v.attention_only ? "attention-only" : v.norm_first ? "pre-norm" : "post-norm") + ", " +
+         v.positions;
+}
+
+}  // namespace
+
+TEST_SUITE("ch14_decoder_model") {
+  TEST_CASE("gradcheck: the whole loss of a 2-layer decoder-only model w.r.t. every parameter, padded" *
+            DOUBLE_ONLY(kGradcheckReason)) {
+    for (const Variant& v : kVariants) {
+      Generator gen(1);
+      DecoderModel model(tiny_decoder(v.attention_only, v.norm_first, v.positions), gen);
+      Batch batch = test::two_sequences();
+      GradcheckReport r =
+          gradcheck([&] { return model.loss(batch); }, model.parameters(), {.name = "decoder loss, " + describe(v)});
+      INFO(r.str());
+      CHECK(r.ok);
+    }
+  }
+
+  TEST_CASE("causal: the logits at position t do not change when a later token does") {
+    for (const Variant& v : kVariants) {
+      CAPTURE(describe(v));
+      Generator gen(2);
+      DecoderModel model(tiny_decoder(v.attention_only, v.norm_first, v.positions), gen);
+      Tensor a = model.forward(make_batch({{{3}, {3, 4, 5, 6}}})).value();  // (1, 5, 7)
+      Tensor b = model.forward(make_batch({{{3}, {3, 4, 6, 6}}})).value();  // the third token differs
+      // BOS 3 4 read the same; the logits at positions 0..2 are bit-identical, at 3 they differ.
+      CHECK(equal(slice(a, 1, 0, 3), slice(b, 1, 0, 3)));
+      CHECK(!equal(slice(a, 1, 3, 4), slice(b, 1, 3, 4)));
+    }
+  }
+
+  TEST_CASE("padding: a sequence's logits, loss and gradients are bit-identical alone or padded in a batch") {
+    for (const Variant& v : kVariants) {
+      CAPTURE(describe(v));
+      Generator gen(3);
+      DecoderModel model(tiny_decoder(v.attention_only, v.norm_first, v.positions), gen);
+      Example ex{{3}, {6, 3}};
+      Batch alone = make_batch({ex});
+      Var la = model.loss(alone);
+      la.backward();
+      std::vector<Tensor> ga;
+      for (Var& p : model.parameters()) ga.push_back(p.grad());
+      model.zero_grad();
+      Batch both = make_batch({{{3}, {3, 6, 5, 4}}, ex});
+      Var logits = model.forward(both);  // (2, T, V)
+      Var mine = slice(slice(logits, 0, 1, 2), 1, 0, alone.tgt_len);
+      CHECK(equal(mine.value(), model.forward(alone).value()));
+      std::vector<int64_t> targets(both.tgt_out.begin() + both.tgt_len, both.tgt_out.begin() + both.tgt_len + alone.tgt_len);
+      Var lb = cross_entropy(reshape(mine, {-1, 7}), targets, Vocab::kPad);
+      lb.backward();
+      CHECK(lb.item() == la.item());
+      auto params = model.parameters();
+      for (size_t i = 0; i < params.size(); ++i) CHECK(equal(params[i].grad(), ga[i]));
+    }
+  }
+
+  TEST_CASE("decoding step by step with each layer's cache gives the full forward's logits (1e-12)") {
+    for (const Variant& v : kVariants) {
+      CAPTURE(describe(v));
+      Generator gen(4);
+      ModelConfig c = tiny_decoder(v.attention_only, v.norm_first, v.positions);
+      c.embed = 8;
+      DecoderModel model(c, gen);
+      Batch batch = test::two_sequences();  // targets of 4 and 2 tokens: T = 5
+      Tensor full = model.forward(batch).value();  // (2, 5, 7)
+      std::unique_ptr<StepState> st = model.start_decoding(batch);
+      const int64_t T = batch.tgt_len, V = 7;
+      for (int64_t t = 0; t < T; ++t) {
+        StepOutput o = model.decode_step({batch.tgt_in[t], batch.tgt_in[T + t]}, *st);
+        CHECK(!o.weights.defined());  // no source, so no attention over one
+        Tensor logits = model.logits(o.out).value();  // (2, V)
+        for (int64_t b = 0; b < 2; ++b) {
+          if (t >= batch.tgt_lengths[b]) continue;  // the padding steps of the short sequence
+          for (int64_t k = 0; k < V; ++k) CHECK(std::fabs(logits[b * V + k] - full[(b * T + t) * V + k]) < 1e-12);
+        }
+      }
+      auto& own = dynamic_cast<DecoderModelState&>(*st);
+      CHECK(own.position == T);
+      REQUIRE(own.cache.size() == 2);
+      CHECK(own.cache[1].shape() == Shape{2, T, 8});
+      // Greedy decoding runs on the cache; a row decodes alike alone or beside another.
+      Decoded both = model.greedy(batch, 6);
+      Decoded alone = model.greedy(make_batch({{{5, 3}, {3, 5}}}), 6);
+      CHECK(both.tokens[1] == alone.tokens[0]);
+      CHECK(both.attention.empty());
+    }
+  }
+
+  TEST_CASE("learned positions: a sequence longer than the table is a clear error, in the forward and in steps") {
+    Generator gen(5);
+    DecoderModel model(tiny_decoder(true, false, "learned"), gen);  // 6 positions
+    CHECK_THROWS_WITH_AS(model.forward(make_batch({{{3}, {3, 4, 5, 6, 3, 4}}})),
+                         doctest::Contains("decoder: position 6 is beyond the 6 learned positions"), Error);
+    std::unique_ptr<StepState> st = model.start_decoding(test::two_sequences());
+    for (int i = 0; i < 6; ++i) model.decode_step({3}, *st);
+    CHECK_THROWS_WITH_AS(model.decode_step({3}, *st), doctest::Contains("position 6 is beyond the 6 learned positions"),
+                         Error);
+    std::unique_ptr<StepState> two = model.start_decoding(test::two_sequences());
+    model.decode_step({3, 4}, *two);
+    CHECK_THROWS_WITH_AS(model.decode_step({3}, *two), doctest::Contains("decode_step got 1 tokens for a state of 2 rows"),
+                         Error);
+  }
+
+  TEST_CASE("DecoderModelState::select_rows copies the chosen rows of every layer's cache, which decode on alike") {
+    Generator gen(6);
+    DecoderModel model(tiny_decoder(false, true), gen);
+    std::unique_ptr<StepState> st = model.start_decoding(test::two_sequences());
+    model.decode_step({Vocab::kBos, Vocab::kBos}, *st);
+    model.decode_step({3, 5}, *st);
+    const std::vector<int64_t> rows = {1, 0, 1};
+    std::unique_ptr<StepState> picked = st->select_rows(rows);
+    auto& sel = dynamic_cast<DecoderModelState&>(*picked);
+    auto& own = dynamic_cast<DecoderModelState&>(*st);
+    REQUIRE(sel.cache.size() == 2);
+    for (size_t i = 0; i < 2; ++i) CHECK(equal(sel.cache[i].value(), index_select(own.cache[i].value(), rows)));
+    CHECK(sel.position == 2);
+    Tensor next = model.logits(model.decode_step({4, 4}, *st).out).value();      // (2, V)
+    Tensor chosen = model.logits(model.decode_step({4, 4, 4}, sel).out).value();  // (3, V)
+    CHECK(equal(index_select(chosen, {0}), index_select(next, {1})));
+    CHECK(equal(index_select(chosen, {1}), index_select(next, {0})));
+  }
+
+  TEST_CASE("make_model builds it; the other models refuse its config and it refuses theirs and their state") {
+    for (const Variant& v : kVariants) {
+      CAPTURE(describe(v));
+      ModelConfig c = tiny_decoder(v.attention_only, v.norm_first, v.positions);
+      Generator g1(7), g2(7);
+      std::unique_ptr<Model> m = make_model(c, g1);
+      REQUIRE(dynamic_cast<DecoderModel*>(m.get()) != nullptr);
+      CHECK(m->num_parameters() == c.parameter_count());
+      DecoderModel direct(c, g2);  // the same weights from the same seed
+      const std::vector<Var> a = m->parameters(), b = direct.parameters();
+      REQUIRE(a.size() == b.size());
+      for (size_t i = 0; i < a.size(); ++i) CHECK(equal(a[i].value(), b[i].value()));
+    }
+    Generator g;
+    CHECK_THROWS_WITH_AS(Seq2Seq(tiny_decoder(true), g), doctest::Contains("seq2seq: the decoder-only model is DecoderModel"),
+                         Error);
+    CHECK_THROWS_WITH_AS(TransformerSeq2Seq(tiny_decoder(true), g),
+                         doctest::Contains("transformer: model 'decoder' is the decoder-only DecoderModel"), Error);
+    CHECK_THROWS_WITH_AS(DecoderModel(test::tiny_transformer(), g),
+                         doctest::Contains("decoder: model 'transformer' is not the decoder-only model"), Error);
+    Generator g3(8);
+    DecoderModel d(tiny_decoder(true), g3);
+    TransformerSeq2Seq t(test::tiny_transformer(), g3);
+    std::unique_ptr<StepState> ts = t.start_decoding(test::two_sequences());
+    CHECK_THROWS_WITH_AS(d.decode_step({1, 1}, *ts), doctest::Contains("decoder: decode_step was given another model's"),
+                         Error);
+    CHECK(d.dropout_state().empty());
+    CHECK_THROWS_WITH_AS(d.set_dropout_state("1 2"), doctest::Contains("for a model without dropout"), Error);
+  }
+
+  TEST_CASE("config: attention_only is the decoder's; its sizes are checked; its metadata round-trips") {
+    ModelConfig c = tiny_decoder(true);
+    c.heads = 3;
+    CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("heads 3 must divide embed 4"), Error);
+    c = tiny_decoder(false);
+    c.layers = 0;
+    CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("layers is 0"), Error);
+    ModelConfig t = test::tiny_transformer();
+    t.attention_only = true;
+    CHECK_THROWS_WITH_AS(t.validate(), doctest::Contains("attention_only is for the decoder-only model, not transformer"),
+                         Error);
+    CHECK(tiny_decoder(true, false, "learned").source_limit() == 6);
+    CHECK(tiny_decoder(true).source_limit() == INT64_MAX);
+    CHECK(tiny_decoder(true).describe() == "decoder-only (D 4, 2 layers, 2 heads, attention only)");
+    CHECK(tiny_decoder(false).describe() == "decoder-only (D 4, 2 layers, 2 heads)");
+    for (bool attention_only : {true, false}) {
+      c = tiny_decoder(attention_only, true, "learned");
+      c.dropout = 0.25;
+      std::map<std::string, std::string> meta = c.to_metadata();
+      CHECK(meta.at("attention_only") == (attention_only ? "1" : "0"));
+      ModelConfig back = ModelConfig::from_metadata(meta);
+      CHECK(back.model == "decoder");
+      CHECK(back.attention_only == attention_only);
+      CHECK(back.layers == 2);
+      CHECK(back.norm_first);
+      CHECK(back.positions == "learned");
+      CHECK(back.dropout == 0.25);
+      meta.erase("attention_only");
+      CHECK_THROWS_WITH_AS(ModelConfig::from_metadata(meta), doctest::Contains("no 'attention_only'"), Error);
+    }
+    // The other models' metadata has no attention_only key (their files keep their bytes).
+    CHECK(test::tiny_transformer().to_metadata().count("attention_only") == 0);
+    CHECK(test::tiny_rnn("additive").to_metadata().count("attention_only") == 0);
+  }
+
+  TEST_CASE("checkpoint: the PyTorch module's names, and a faithful round trip") {
+    std::set<std::string> want_attention = {"embed.weight", "pos.weight", "out.weight", "out.bias"};
+    for (int l = 0; l < 2; ++l)
+      for (const char* n : {"in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"})
+        want_attention.insert("layers." + std::to_string(l) + "." + n);
+    std::set<std::string> want_full = {"embed.weight", "norm.weight", "norm.bias", "out.weight", "out.bias"};
+    for (int l = 0; l < 2; ++l)
+      for (const char* n : {"self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
+                            "self_attn.out_proj.bias", "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias",
+                            "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias"})
+        want_full.insert("layers." + std::to_string(l) + "." + n);
+    for (bool attention_only : {true, false}) {
+      ModelConfig c = tiny_decoder(attention_only, false, attention_only ? "learned" : "sinusoidal");
+      Generator gen(9);
+      DecoderModel model(c, gen);
+      std::set<std::string> names;
+      for (auto& [n, p] : model.named_parameters()) names.insert(n);
+      CHECK(names == (attention_only ? want_attention : want_full));
+      Scratch s("decoder-ckpt");
+      save_checkpoint(model, s.path("d.safetensors"), c.to_metadata());
+      Generator other(99);
+      DecoderModel loaded(ModelConfig::from_metadata(read_checkpoint_metadata(s.path("d.safetensors"))), other);
+      load_checkpoint(loaded, s.path("d.safetensors"));
+      Batch batch = test::two_sequences();
+      CHECK(equal(loaded.forward(batch).value(), model.forward(batch).value()));
+    }
+  }
+
+  TEST_CASE("dropout: a seed fixes the masks, training changes them, evaluation has none, the stream's state restores") {
+    ModelConfig c = tiny_decoder(true);
+    c.dropout = 0.3;
+    Generator gen(10);
+    DecoderModel model(c, gen);
+    Batch batch = test::two_sequences();
+    CHECK(equal(model.forward(batch).value(), model.forward(batch).value()));  // evaluation: no dropout
+    model.set_training(true, 1);
+    const std::string state = model.dropout_state();
+    Tensor t1 = model.forward(batch).value(), t2 = model.forward(batch).value();
+    CHECK(!equal(t1, t2));
+    model.set_dropout_state(state);
+    CHECK(equal(model.forward(batch).value(), t1));
+    model.set_training(false);
+    CHECK_THROWS_WITH_AS(model.set_dropout_state(""), doctest::Contains("missing for a model with dropout"), Error);
+  }
+}

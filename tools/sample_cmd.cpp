@@ -1,0 +1,78 @@
+// heed sample: a decoder-only model (--model decoder) continues a prompt, one token drawn at a
+// time from its next-token distribution (models/decoder_model.h, sample_continuation), seeded.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "io/json.h"
+#include "io/utf8.h"
+#include "models/decoder_model.h"
+#include "tools/common.h"
+
+namespace heed {
+
+namespace {
+
+const char* kSampleHelp =
+    "usage: heed sample --load FILE --prompt \"TOKENS\" [flags]\n"
+    "\n"
+    "A decoder-only model (heed train --model decoder) continues the prompt: each next token is\n"
+    "drawn from softmax(logits / T) over the K most probable tokens, until <eos> or --max-tokens.\n"
+    "The same seed gives the same tokens.\n"
+    "\n"
+    "  --load FILE        a decoder-only model saved by heed train --save\n"
+    "  --prompt \"TOKENS\"  the start of the sequence, tokens of the model's vocabulary (may be \"\")\n"
+    "  --temperature T    divides the logits: below 1 sharper, above 1 flatter; 0 always takes the\n"
+    "                     most probable token (1)\n"
+    "  --top-k K          draw among the K most probable tokens only; 0: all (0)\n"
+    "  --seed N           seed of the draws (1)\n"
+    "  --max-tokens N     the longest continuation (40)\n"
+    "  --json             end stdout with one JSON object: prompt, output (tokens)\n";
+
+}  // namespace
+
+int cmd_sample(const std::vector<std::string>& argv) {
+  Args a("sample", argv, {"--load", "--prompt", "--temperature", "--top-k", "--seed", "--max-tokens"},
+         {"--json", "--help"});
+  if (a.has("--help")) {
+    std::fputs(kSampleHelp, stdout);
+    return 0;
+  }
+  if (!a.has("--load")) throw a.error("--load FILE is required");
+  if (!a.has("--prompt")) throw a.error("--prompt \"TOKENS\" is required (\"\" starts from <bos> alone)");
+  SamplingOptions o;
+  o.temperature = a.number("--temperature", 1, -1e-300, 1000);
+  o.top_k = a.integer("--top-k", 0, 0, 1000000);
+  const int64_t seed = a.integer("--seed", 1, 0, INT64_MAX);
+  const int64_t max_tokens = a.integer("--max-tokens", 40, 1, 100000);
+  LoadedModel m = load_model(a.text("--load", ""));
+  if (!m.model->config().is_decoder())
+    throw a.error(a.text("--load", "") + " is a " + m.model->config().model +
+                  " model, which reads a source: heed predict decodes it; heed sample is for --model decoder");
+  std::vector<int64_t> prompt;
+  try {
+    prompt = m.tgt_vocab.encode(a.text("--prompt", ""));
+  } catch (const Error& e) {
+    throw a.error(std::string("--prompt: ") + e.what());
+  }
+  for (int64_t id : prompt)
+    if (id < Vocab::kNumSpecials) throw a.error("--prompt may not contain " + m.tgt_vocab.token(id));
+  const ModelConfig& c = m.model->config();
+  if (static_cast<int64_t>(prompt.size()) + max_tokens > c.source_limit())
+    throw a.error("--prompt of " + std::to_string(prompt.size()) + " tokens and --max-tokens " +
+                  std::to_string(max_tokens) + " need more than the model's " + std::to_string(c.source_limit()) +
+                  " learned positions (one is <bos>)");
+  Generator gen(static_cast<uint64_t>(seed));
+  const std::vector<int64_t> out = sample_continuation(*m.model, prompt, max_tokens, o, gen);
+  std::printf("prompt: %s\n", terminal_safe(m.tgt_vocab.decode(prompt)).c_str());
+  std::printf("sample: %s\n", terminal_safe(m.tgt_vocab.decode(out)).c_str());
+  if (a.has("--json")) {
+    Json::Array p, s;
+    for (int64_t id : prompt) p.push_back(Json(m.tgt_vocab.token(id)));
+    for (int64_t id : out) s.push_back(Json(m.tgt_vocab.token(id)));
+    std::printf("%s\n", Json::object({{"prompt", Json(p)}, {"output", Json(s)}}).dump().c_str());
+  }
+  return 0;
+}
+
+}  // namespace heed
