@@ -1,8 +1,10 @@
 // Your heed's softmax: heed::softmax(x, axis) on tensors, on your softmax_rows (exercise 01.3).
 // make yours links this file in place of heed's (tensor/softmax.cpp) when 01.3 has passed: every
-// unmasked softmax, heed::softmax on Vars and the decoders' probabilities among them, is then yours
-// (the masked one is the masked_softmax piece's). Along any axis: the rows along it are gathered
-// into your (N, D) and put back (exercises/yours/rows.h).
+// call of the unmasked softmax, heed::softmax on Vars among them, is then yours. heed's models call
+// it nowhere (their probabilities come from fused ops: cross_entropy, log_softmax, and the masked
+// softmax, which is the masked_softmax piece's), so it runs in the chapter programs that call it,
+// 01's and 04's. Along any axis: the rows along it are gathered into your (N, D) and put back
+// (exercises/yours/rows.h).
 #include "exercises/01_tensors/exercises.h"
 #include "exercises/yours/rows.h"
 
