@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,8 +14,10 @@
 #include "autograd/functions.h"
 #include "models/heads.h"
 #include "tests/heed_cli.h"
+#include "tests/precision.h"
 
 using namespace heed;
+using heed::test::tol;
 
 namespace {
 
@@ -81,8 +84,8 @@ TEST_SUITE("ch14_heads") {
       }
     }
     CHECK(terms == whole_terms - 4);
-    CHECK(std::fabs(h.repeated - whole / whole_terms) < 1e-12);
-    CHECK(std::fabs(h.in_context - sum / terms) < 1e-12);
+    CHECK(std::fabs(h.repeated - whole / whole_terms) < tol(1e-12));
+    CHECK(std::fabs(h.in_context - sum / terms) < tol(1e-12));
     CHECK(h.in_context != h.repeated);
   }
 
@@ -118,18 +121,18 @@ TEST_SUITE("ch14_heads") {
     CHECK(s[3].layer == 1);
     CHECK(s[3].head == 1);
     // Layer 0, head 0: every position 1 .. 6 looks at t-1; the second copy (t = 4, 5, 6) never at t-2.
-    CHECK(std::fabs(s[0].previous_token - 1) < 1e-12);
-    CHECK(std::fabs(s[0].induction) < 1e-12);
+    CHECK(std::fabs(s[0].previous_token - 1) < tol(1e-12));
+    CHECK(std::fabs(s[0].induction) < tol(1e-12));
     // Head 1: t >= 2 looks at t-2, the induction place; t = 1 has no t-2 (its query is 0) and
     // spreads its weight over 0 and 1, giving t-1 a half: 0.5 of the 6 terms.
-    CHECK(std::fabs(s[1].previous_token - 0.5 / 6) < 1e-12);
-    CHECK(std::fabs(s[1].induction - 1) < 1e-12);
+    CHECK(std::fabs(s[1].previous_token - real(0.5 / 6)) < tol(1e-12));
+    CHECK(std::fabs(s[1].induction - 1) < tol(1e-12));
     // Layer 1, zero queries: 1 / (t+1) everywhere.
-    const real even_prev = (1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5 + 1.0 / 6 + 1.0 / 7) / 6;
-    const real even_ind = (1.0 / 5 + 1.0 / 6 + 1.0 / 7) / 3;
+    const real even_prev = real((1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5 + 1.0 / 6 + 1.0 / 7) / 6);
+    const real even_ind = real((1.0 / 5 + 1.0 / 6 + 1.0 / 7) / 3);
     for (int h : {2, 3}) {
-      CHECK(std::fabs(s[static_cast<size_t>(h)].previous_token - even_prev) < 1e-15);
-      CHECK(std::fabs(s[static_cast<size_t>(h)].induction - even_ind) < 1e-15);
+      CHECK(std::fabs(s[static_cast<size_t>(h)].previous_token - even_prev) < tol(1e-15));
+      CHECK(std::fabs(s[static_cast<size_t>(h)].induction - even_ind) < tol(1e-15));
     }
   }
 
@@ -188,7 +191,7 @@ TEST_SUITE("ch14_heads") {
     DecoderModel model(decoder_config(V, D, L, H), gen);
     for (int64_t l = 0; l < L; ++l) {  // biases start at 0; give them values so they count
       Tensor& b = model.self_attention(static_cast<size_t>(l)).out_proj.bias.value();
-      for (int64_t i = 0; i < D; ++i) b[i] = 0.1 * static_cast<real>(i - 3 + l);
+      for (int64_t i = 0; i < D; ++i) b[i] = real(0.1) * static_cast<real>(i - 3 + l);
     }
     RepeatTask task(V, 3, 5);
     const HalvesLoss ablated = ablated_halves_loss(model, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}, task, 6, 8);
@@ -212,7 +215,7 @@ TEST_SUITE("ch14_heads") {
           for (int64_t l = 0; l < L; ++l) x[static_cast<size_t>(d)] += model.self_attention(l).out_proj.bias.value()[d];
         }
         std::vector<real> logits(static_cast<size_t>(Vt));
-        real top = -1e300;
+        real top = -std::numeric_limits<real>::infinity();
         for (int64_t v = 0; v < Vt; ++v) {
           real z = ob[v];
           for (int64_t d = 0; d < D; ++d) z += W[v * D + d] * x[static_cast<size_t>(d)];
@@ -226,8 +229,8 @@ TEST_SUITE("ch14_heads") {
         ++(t < n ? first_n : repeated_n);
       }
     }
-    CHECK(std::fabs(ablated.first - first / first_n) < 1e-12);
-    CHECK(std::fabs(ablated.repeated - repeated / repeated_n) < 1e-12);
+    CHECK(std::fabs(ablated.first - first / first_n) < tol(1e-12));
+    CHECK(std::fabs(ablated.repeated - repeated / repeated_n) < tol(1e-12));
     CHECK(std::fabs(ablated.repeated - repeat_halves_loss(model, task, 6, 8).repeated) > 1e-6);  // the heads mattered
   }
 
