@@ -183,6 +183,29 @@ TEST_SUITE("ch14_heads") {
     CHECK(same_bits(snapshot(model), before));
   }
 
+  TEST_CASE("ablation in full layers: the block's self-attention heads, zeroed as by hand") {
+    ModelConfig c = decoder_config(6, 16, 2, 4);
+    c.attention_only = false;
+    c.ff = 32;
+    Generator gen(12);
+    DecoderModel model(c, gen);
+    RepeatTask task(6, 4, 6);
+    const std::vector<Tensor> before = snapshot(model);
+    const HalvesLoss ablated = ablated_halves_loss(model, {{1, 0}, {1, 3}}, task, 10, 5);
+    CHECK(same_bits(snapshot(model), before));
+    // The same heads zeroed by hand in layers.1.self_attn.out_proj.weight (16, 16): columns 0 .. 3, 12 .. 15.
+    auto params = model.named_parameters();
+    Tensor& wo = param(params, "layers.1.self_attn.out_proj.weight").value();
+    for (int64_t row = 0; row < 16; ++row)
+      for (int64_t col : {0, 1, 2, 3, 12, 13, 14, 15}) wo[row * 16 + col] = 0;
+    const HalvesLoss by_hand = repeat_halves_loss(model, task, 10, 5);
+    CHECK(ablated.first == by_hand.first);
+    CHECK(ablated.repeated == by_hand.repeated);
+    CHECK(ablated.in_context == by_hand.in_context);
+    CHECK(!same_bits(snapshot(model), before));  // (by hand, nothing puts them back)
+    CHECK(head_scores(model, task, 10, 5).size() == 8);
+  }
+
   TEST_CASE("ablation of every head: the loss of the bigram model the embeddings and biases make") {
     // With every head's output zeroed, an attention-only model's residual stream at t is
     // embed(x_t) + P[t] + the layers' out_proj biases: logits = out(that), a plain loop.
