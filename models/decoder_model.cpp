@@ -142,8 +142,8 @@ HalvesLoss repeat_halves_loss(const Model& model, const RepeatTask& task, int64_
   if (samples < 1) throw Error("repeat: samples " + std::to_string(samples) + " must be at least 1");
   NoGradGuard no_grad;
   Generator gen(seed);
-  real first = 0, repeated = 0;
-  int64_t first_n = 0, repeated_n = 0;
+  real first = 0, repeated = 0, in_context = 0;
+  int64_t first_n = 0, repeated_n = 0, in_context_n = 0;
   for (int64_t done = 0; done < samples;) {
     const int64_t B = std::min<int64_t>(100, samples - done);
     std::vector<Example> examples;
@@ -157,11 +157,17 @@ HalvesLoss repeat_halves_loss(const Model& model, const RepeatTask& task, int64_
         const real nll = -logp[(b * T + t) * V + batch.tgt_out[b * T + t]];  // the target at position t
         (t < n ? first : repeated) += nll;
         ++(t < n ? first_n : repeated_n);
+        if (t > n) {  // the second copy after its first symbol (t == n, s_1: nothing points to it)
+          in_context += nll;
+          ++in_context_n;
+        }
       }
     }
     done += B;
   }
-  return {first / static_cast<real>(first_n), repeated / static_cast<real>(repeated_n), samples};
+  // A task whose segments are all one symbol long has no second symbol to score: in_context is 0.
+  return {first / static_cast<real>(first_n), repeated / static_cast<real>(repeated_n),
+          in_context_n > 0 ? in_context / static_cast<real>(in_context_n) : real(0), samples};
 }
 
 namespace {

@@ -84,6 +84,12 @@ class DecoderModel : public Model {
   void set_dropout_state(const std::string& state) override;
 
   int64_t num_layers() const { return config_.layers; }
+  // Layer i's causal self-attention: the attention-only layer, or the full layer's self_attn.
+  // Mutable for the head ablations of models/heads.h, which zero one head's part of out_proj.
+  TransformerAttention& self_attention(size_t i) { return config_.attention_only ? attention_[i] : blocks_[i].self_attn; }
+  const TransformerAttention& self_attention(size_t i) const {
+    return config_.attention_only ? attention_[i] : blocks_[i].self_attn;
+  }
 
  private:
   // ids (B, L) at positions offset .. offset + L - 1 -> embed(ids) + P: (B, L, D).
@@ -126,8 +132,13 @@ std::vector<int64_t> sample_continuation(const Model& model, const std::vector<i
 // learnt nothing scores log V on both; one that copies scores near 0 on the second, except its
 // first symbol (s_1, read at s_n, which nothing in the sequence so far points to). Any Model:
 // a sequence-to-sequence model, which also reads s as its source, is scored the same way.
+//
+// That first symbol is a guess even for a perfect copier: it adds about log V / n to `repeated`.
+// `in_context` leaves it out, the repeated half from its 2nd symbol (positions n+1 .. 2n-1, the
+// symbols a model can read off the first copy): the in-context loss Olsson et al. 2022 measure.
 struct HalvesLoss {
-  real first = 0, repeated = 0;  // nats per symbol
+  real first = 0, repeated = 0;  // nats per symbol, each copy whole
+  real in_context = 0;           // nats per symbol, the second copy from its 2nd symbol
   int64_t sequences = 0;
 };
 HalvesLoss repeat_halves_loss(const Model& model, const RepeatTask& task, int64_t samples, uint64_t seed);

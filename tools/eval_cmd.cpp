@@ -15,6 +15,7 @@
 #include "models/data.h"
 #include "models/decoder_model.h"
 #include "models/evaluate.h"
+#include "models/heads.h"
 #include "models/transformer.h"
 #include "tensor/math.h"
 #include "tools/common.h"
@@ -40,7 +41,15 @@ const char* kEvalHelp =
     "                     instead (exact, token, BLEU and perplexity; pairs longer than the model's\n"
     "                     --max-len skipped and counted; words it never saw read as <unk>)\n"
     "  --json             end stdout with one JSON object: by_length: [{length, exact, token, n}]\n"
-    "                     (with --data: pairs, skipped, exact, token, bleu, perplexity)\n";
+    "                     (with --data: pairs, skipped, exact, token, bleu, perplexity)\n"
+    "\n"
+    "A decoder-only model trained on --task repeat is scored by its loss on each copy instead: the\n"
+    "first, the repeated one, and the repeated one from its 2nd symbol (the part a model can read\n"
+    "off the first copy), against log V.\n"
+    "  --heads            also score every layer and head: its previous-token score (attention\n"
+    "                     from t to t-1), its induction score (from the second copy's s_k to the\n"
+    "                     first copy's s_k+1), and the repeated copy's loss with that head's\n"
+    "                     output zeroed (models/heads.h)\n";
 
 const char* kPredictHelp =
     "usage: heed predict --load FILE [flags] \"SOURCE TOKENS\"\n"
@@ -189,7 +198,7 @@ std::vector<std::vector<HeatmapPanel>> head_panels(const TransformerAttentionMap
 }  // namespace
 
 int cmd_eval(const std::vector<std::string>& argv) {
-  Args a("eval", argv, {"--load", "--lengths", "--samples", "--seed", "--data"}, {"--json", "--help"});
+  Args a("eval", argv, {"--load", "--lengths", "--samples", "--seed", "--data"}, {"--json", "--heads", "--help"});
   if (a.has("--help")) {
     std::fputs(kEvalHelp, stdout);
     return 0;
@@ -204,6 +213,10 @@ int cmd_eval(const std::vector<std::string>& argv) {
                   ", whose vocabulary and tokens a data file cannot be read with; train with --data first");
   if (data && !a.has("--data"))
     throw a.error(a.text("--load", "") + " was trained on a data file: give the pairs to score with --data FILE");
+  const auto* repeat = dynamic_cast<const RepeatTask*>(m.task.get());
+  if (a.has("--heads") && !(m.model->config().is_decoder() && repeat))
+    throw a.error("--heads scores the heads of a decoder-only model on --task repeat; " + a.text("--load", "") +
+                  " is a " + m.model->config().model + " model on task " + m.task->name());
   if (data) {
     for (const char* flag : {"--lengths", "--samples", "--seed"})
       if (a.has(flag)) throw a.error(std::string(flag) + " does not apply to --data: every pair of the file is scored");
@@ -233,7 +246,6 @@ int cmd_eval(const std::vector<std::string>& argv) {
     return 0;
   }
   // A decoder-only model on the repeat task: its loss on each copy (models/decoder_model.h).
-  const auto* repeat = dynamic_cast<const RepeatTask*>(m.task.get());
   if (m.model->config().is_decoder() && repeat) {
     if (a.has("--lengths")) throw a.error("--lengths does not apply to --model decoder: it is scored by its loss");
     const int64_t samples = a.integer("--samples", 500, 1, 1000000);
@@ -244,17 +256,41 @@ int cmd_eval(const std::vector<std::string>& argv) {
                 m.model->config().describe().c_str(), m.task->name().c_str(), static_cast<long long>(samples));
     std::printf("first copy     %.4f  (%.1f %% of log V)\n", h.first, 100 * h.first / log_v);
     std::printf("repeated copy  %.4f  (%.1f %% of log V)\n", h.repeated, 100 * h.repeated / log_v);
+    std::printf("  from its 2nd symbol  %.4f  (%.1f %% of log V: the in-context part; its 1st symbol is a guess)\n",
+                h.in_context, 100 * h.in_context / log_v);
     std::printf("log V          %.4f  (V = %lld symbols: a model that knows nothing)\n", log_v,
                 static_cast<long long>(repeat->num_symbols()));
-    if (a.has("--json"))
-      std::printf("%s\n", Json::object({{"dtype", kRealName},
-                                        {"threads", threads()},
-                                        {"loss_first", h.first},
-                                        {"loss_repeated", h.repeated},
-                                        {"log_v", log_v},
-                                        {"n", h.sequences}})
-                              .dump()
-                              .c_str());
+    Json j = Json::object({{"dtype", kRealName},
+                           {"threads", threads()},
+                           {"loss_first", h.first},
+                           {"loss_repeated", h.repeated},
+                           {"loss_in_context", h.in_context},
+                           {"log_v", log_v},
+                           {"n", h.sequences}});
+    if (a.has("--heads")) {
+      // The same sequences for the scores and every ablation as for the losses above.
+      auto& model = dynamic_cast<DecoderModel&>(*m.model);
+      std::vector<HeadScore> scores = head_scores(model, *repeat, samples, static_cast<uint64_t>(seed));
+      std::vector<HeadAblation> ablations = ablate_each_head(model, *repeat, samples, static_cast<uint64_t>(seed));
+      std::printf("\nheads: attention scores, and the loss with the head's output zeroed (nats per symbol)\n");
+      std::printf("layer  head  previous-token  induction  repeated copy  from its 2nd symbol\n");
+      Json::Array rows;
+      for (size_t i = 0; i < scores.size(); ++i) {
+        const HeadScore& sc = scores[i];
+        const HalvesLoss& ab = ablations[i].loss;
+        std::printf("%5lld  %4lld  %14.3f  %9.3f  %13.4f  %19.4f\n", static_cast<long long>(sc.layer),
+                    static_cast<long long>(sc.head), sc.previous_token, sc.induction, ab.repeated, ab.in_context);
+        rows.push_back(Json::object({{"layer", sc.layer},
+                                     {"head", sc.head},
+                                     {"previous_token", sc.previous_token},
+                                     {"induction", sc.induction},
+                                     {"ablated_loss_repeated", ab.repeated},
+                                     {"ablated_loss_in_context", ab.in_context}}));
+      }
+      std::printf("(no head zeroed: %.4f and %.4f)\n", h.repeated, h.in_context);
+      j.set("heads", Json(rows));
+    }
+    if (a.has("--json")) std::printf("%s\n", j.dump().c_str());
     return 0;
   }
   std::vector<int64_t> range;
