@@ -7,11 +7,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "io/json.h"
 #include "tests/heed_cli.h"
+#include "tests/tools.h"
 #include "tests/chapter_check.h"  // build_dir
 #include "viz/film.h"
 
@@ -133,6 +135,24 @@ TEST_SUITE("ch13_transformer_heads") {
     CHECK(page.find("\"shows\"") == std::string::npos);
     CHECK(page.find("--attention") == std::string::npos);
     CHECK(read_film(page).shows.empty());
+  }
+
+  TEST_CASE("heed train --watch --layer L --head K: the terminal view draws that head and names it") {
+    if (test::tools_missing({"script", "stty"}, "the terminal test (a faked terminal)", "apt-get install util-linux coreutils")) return;
+    Scratch s("watch-heads-tty");
+    std::string cmd = "script -qec 'stty rows 40 cols 100; " + runner() + build_dir() +
+                      "/heed train --model transformer --layers 2 --heads 4 --embed 16 --min-len 3 --max-len 5 "
+                      "--batch 8 --steps 20 --eval-samples 5 --watch --watch-every 10 --layer 0 --head 1' /dev/null >" +
+                      s.path("tty.txt") + " 2>&1";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    const std::string tty = slurp(s.path("tty.txt"));
+    for (const char* step : {"step 0  loss -", "step 20  loss "}) {
+      const size_t at = tty.find(step);
+      REQUIRE(at != std::string::npos);
+      const std::string line = tty.substr(at, tty.find('\n', at) - at);
+      INFO(line);
+      CHECK(line.find("cross-attention, layer 0 (of 0-1), head 1 (of 0-3) of the fixed example:") != std::string::npos);
+    }
   }
 
   TEST_CASE("heed train: --attention, --layer and --head are refused naming flag, value and range, before training") {
