@@ -92,6 +92,10 @@ TEST_SUITE("ch13_transformer_heads") {
       CHECK(slurp(film) == half);
     }
 
+    CliRun setting = s.heed("train --resume " + m + " --heads 2 --film " + film);  // a setting: refused, and said why
+    CHECK(setting.status == 2);
+    CHECK(setting.err.find("--watch-every and the film's --attention, --layer and --head may change") != std::string::npos);
+
     // Resumed as the hint says: the film goes on with the same matrix to the end.
     r = s.heed("train --resume " + m + " --film " + film + " --watch-every 100 --attention cross --layer 0 --head 2");
     REQUIRE(r.status == 0);

@@ -81,8 +81,8 @@ TrainPlan plan_from_checkpoint(const Args& a) {
                            "--dropout", "--norm-first", "--share-embeddings", "--valid", "--valid-fraction", "--min-count", "--lower"})
     if (a.has(flag))
       throw a.error(std::string(flag) + " cannot be given with --resume: the run continues with the settings " +
-                    path + " recorded (only --steps, --save, --checkpoint-every, --weights-only, --json, --watch, --film and "
-                    "--watch-every may change)");
+                    path + " recorded (only --steps, --save, --checkpoint-every, --weights-only, --json, --watch, --film, "
+                    "--watch-every and the film's --attention, --layer and --head may change)");
   std::map<std::string, std::string> meta;
   ModelConfig config;
   try {
