@@ -45,11 +45,12 @@ inline const char* const kWatchHelp =
     "                            exact accuracy as one HTML page with a slider and a play button\n"
     "  --watch-every N           steps between snapshots of --watch and --film (20)\n"
     "  --layer L, --head K       transformer: --watch and --film draw the cross-attention of\n"
-    "                            decoder layer L, head K (numbered from 0, as heed predict's; either\n"
-    "                            alone: the last layer, the mean of the heads), read as heed predict\n"
-    "                            reads it; without them the last layer's mean of the heads, as the\n"
-    "                            decoder computed it. --attention cross may be given; --head all\n"
-    "                            and --attention encoder|decoder are heed predict's alone\n";
+    "                            decoder layer L (the last when not given), head K (the mean of\n"
+    "                            the heads when not given), numbered from 0 and read as heed\n"
+    "                            predict reads them; without either, the decoder's own (the last\n"
+    "                            layer's mean of the heads). --attention cross may be given; --head\n"
+    "                            all and --attention encoder|decoder are heed predict's alone (a\n"
+    "                            film draws one output x source matrix per snapshot)\n";
 
 // heed bench --watch: the median milliseconds of one snapshot of `model` on `task` (the fixed
 // example and the held-out sample), over `repeats` snapshots: wall time, and in `cpu_ms` the
