@@ -58,7 +58,7 @@ FilmFrame AttentionWatch::take(const Model& model, int64_t step, real loss) cons
   Decoded d = model.greedy(example_, static_cast<int64_t>(reference_.size()));  // no graph: greedy
   if (d.attention.empty()) throw Error("watch: the model returned no attention weights");
   for (int64_t id : d.tokens[0]) f.output.push_back(task_.tgt_vocab().token(id));
-  f.weights = d.attention[0];
+  f.weights = matrix_ ? matrix_(model, example_.src, d.tokens[0]) : d.attention[0];
   Accuracy acc;
   score_batch(model, held_out_, acc);
   f.exact = acc.exact();

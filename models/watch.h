@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,13 @@ inline constexpr int64_t kWatchHeldOut = 32;
 // The example described above.
 Example watch_example(const Task& task);
 
+// What a snapshot shows of `model` for the example's source and the tokens it wrote: a (T, S)
+// matrix, one row per written token. Without one, the attention the decoder returned while
+// writing them (for the Transformer, its last layer's cross-attention averaged over the heads);
+// heed train --layer/--head gives one that reads a chosen layer and head (tools/watch.cpp).
+using WatchMatrix = std::function<std::vector<std::vector<real>>(
+    const Model& model, const std::vector<int64_t>& src, const std::vector<int64_t>& output)>;
+
 class AttentionWatch {
  public:
   // heed::Error when `model` has no attention to watch (plain) or held_out < 1.
@@ -39,9 +47,11 @@ class AttentionWatch {
 
   // The snapshot after `step` training steps; `loss` is passed through (NaN: none yet).
   FilmFrame take(const Model& model, int64_t step, real loss) const;
+  void set_matrix(WatchMatrix matrix) { matrix_ = std::move(matrix); }
 
  private:
   const Task& task_;
+  WatchMatrix matrix_;  // empty: the decoder's own attention
   Batch example_, held_out_;
   std::vector<std::string> source_, reference_;
 };
@@ -57,6 +67,7 @@ class FilmMaker {
   const FilmFrame* start(const Model& model, int64_t step = 0);  // step: where a resumed run begins
   const FilmFrame* on_step(const Model& model, const Progress& p);
   Film& film() { return film_; }  // source and reference filled in; title and caption are the caller's
+  void set_matrix(WatchMatrix matrix) { watch_.set_matrix(std::move(matrix)); }  // what the frames show
 
  private:
   AttentionWatch watch_;

@@ -19,6 +19,7 @@
 #include "models/transformer.h"
 #include "tensor/math.h"
 #include "tools/common.h"
+#include "tools/heads.h"  // --attention, --layer, --head
 #include "viz/heatmap.h"
 #include "viz/html.h"
 #include "viz/svg.h"
@@ -108,91 +109,6 @@ Json matrix_json(const std::vector<std::vector<real>>& m) {
     rows.push_back(Json(r));
   }
   return Json(rows);
-}
-
-// Which of a Transformer's attention matrices heed predict draws.
-struct HeadChoice {
-  std::string kind;          // cross, encoder or decoder
-  int64_t layers = 0, heads = 0;  // the model's
-  int64_t layer = 0;         // -1: every layer (--head all without --layer)
-  int64_t head = -1;         // -1: the mean of the heads
-  bool all_heads = false;    // --head all
-
-  std::string describe() const {
-    const std::string what = kind == "cross" ? "cross-attention" : kind + " self-attention";
-    const std::string layer_range = "0-" + std::to_string(layers - 1), head_range = "0-" + std::to_string(heads - 1);
-    if (all_heads && layer < 0) return what + ", every layer (" + layer_range + ") and head (" + head_range + ")";
-    const std::string at = what + ", layer " + std::to_string(layer) + " (of " + layer_range + ")";
-    if (all_heads) return at + ", every head (" + head_range + ")";
-    if (head < 0) return at + ", mean of heads " + head_range;
-    return at + ", head " + std::to_string(head) + " (of " + head_range + ")";
-  }
-};
-
-// The choice of --attention, --layer and --head for a loaded model; heed::Error naming the flag,
-// its value and the valid range when it does not fit the model.
-HeadChoice choose_heads(const Args& a, const ModelConfig& c, const std::string& kind, bool all_heads) {
-  if (!c.is_transformer()) {
-    std::string flag = a.has("--attention") ? "--attention" : a.has("--layer") ? "--layer" : "--head";
-    throw a.error(flag + " " + a.text(flag, "") + ": the " + c.model + " model " +
-                  (c.kind() == ModelKind::kPlain ? "has no attention" : "attends once per output step") +
-                  ", with no layers or heads to choose from; --attention, --layer and --head are for --model "
-                  "transformer");
-  }
-  HeadChoice h;
-  h.kind = kind;
-  h.layers = c.layers;
-  h.heads = c.heads;
-  h.all_heads = all_heads;
-  auto number = [&](const std::string& flag, int64_t count, const std::string& what) {
-    const std::string text = a.text(flag, "");
-    const std::string range = "0 to " + std::to_string(count - 1);
-    bool digits = !text.empty() && text.size() < 10;
-    for (char ch : text) digits = digits && std::isdigit(static_cast<unsigned char>(ch));
-    if (!digits || std::stoll(text) >= count)
-      throw a.error(flag + " " + text + ": this model has " + std::to_string(count) + " " + what + ", numbered " + range +
-                    (flag == "--head" ? " (or all)" : ""));
-    return static_cast<int64_t>(std::stoll(text));
-  };
-  const std::string stack = kind == "encoder" ? "encoder layers" : "decoder layers";
-  h.layer = a.has("--layer") ? number("--layer", c.layers, stack) : all_heads ? -1 : c.layers - 1;
-  if (a.has("--head") && !all_heads) h.head = number("--head", c.heads, "heads in each layer");
-  return h;
-}
-
-// The panels of a choice: one per layer and head drawn ([layer][head]), or a single one.
-std::vector<std::vector<HeatmapPanel>> head_panels(const TransformerAttentionMaps& maps, const HeadChoice& h) {
-  const std::vector<Tensor>& per_layer = h.kind == "cross" ? maps.cross : h.kind == "encoder" ? maps.encoder : maps.self;
-  std::vector<std::vector<HeatmapPanel>> grid;
-  for (int64_t l = 0; l < h.layers; ++l) {
-    if (h.layer >= 0 && l != h.layer) continue;
-    const Tensor& w = per_layer[static_cast<size_t>(l)];  // (1, heads, R, C)
-    const int64_t R = w.shape()[2], C = w.shape()[3];
-    // Head k's weight of row r on column c, or their mean over the heads for k = -1.
-    auto matrix = [&](int64_t k) {
-      std::vector<std::vector<real>> m(static_cast<size_t>(R), std::vector<real>(static_cast<size_t>(C), 0));
-      for (int64_t head = 0; head < h.heads; ++head) {
-        if (k >= 0 && head != k) continue;
-        for (int64_t r = 0; r < R; ++r)
-          for (int64_t col = 0; col < C; ++col) m[r][col] += w[(head * R + r) * C + col];
-      }
-      if (k < 0)
-        for (auto& row : m)
-          for (real& x : row) x /= static_cast<real>(h.heads);
-      return m;
-    };
-    const std::string name = "layer " + std::to_string(l);
-    std::vector<HeatmapPanel> row;
-    if (h.all_heads) {
-      for (int64_t k = 0; k < h.heads; ++k) row.push_back({name + ", head " + std::to_string(k), matrix(k)});
-    } else if (h.head >= 0) {
-      row.push_back({name + ", head " + std::to_string(h.head), matrix(h.head)});
-    } else {
-      row.push_back({name + ", mean of " + std::to_string(h.heads) + " heads", matrix(-1)});
-    }
-    grid.push_back(row);
-  }
-  return grid;
 }
 
 }  // namespace
@@ -336,10 +252,8 @@ int cmd_predict(const std::vector<std::string>& argv) {
                         .string());
     if (!path.empty()) check_writable(path);  // a device or FIFO there is refused before any work
   }
-  const bool pick = a.has("--attention") || a.has("--layer") || a.has("--head");
-  const std::string kind = a.text("--attention", "cross");
-  if (kind != "cross" && kind != "encoder" && kind != "decoder")
-    throw a.error("--attention: '" + kind + "' is not one of cross, encoder, decoder");
+  const bool pick = head_flags_given(a);
+  const std::string kind = attention_kind(a);
   const bool all_heads = a.text("--head", "") == "all";
   if (all_heads && a.has("--html"))
     throw a.error("--html shows one matrix: give --head K for one head, or leave --head out for their mean");

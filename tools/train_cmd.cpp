@@ -132,7 +132,8 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
                                   "--embed", "--hidden", "--batch",   "--steps", "--lr",      "--schedule",
                                   "--clip",  "--seed",   "--save",    "--eval-samples", "--resume", "--load",
                                   "--checkpoint-every", "--film", "--watch-every", "--warmup", "--label-smoothing",
-                                  "--data", "--valid", "--valid-fraction", "--min-count"};
+                                  "--data", "--valid", "--valid-fraction", "--min-count",
+                                  "--attention", "--layer", "--head"};  // the film's matrix (tools/watch.h)
   valued.insert(kTransformerFlags.begin(), kTransformerFlags.end());
   Args a("train", argv, valued,
          {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding", "--watch", "--lower",
@@ -220,6 +221,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   plan.watch = parse_watch_flags(a, config.model);
   check_step_memory(config, opt.batch, plan.task->max_len());
   if (a.has("--load")) adopt_loaded_model(plan, a);
+  choose_film_heads(a, plan.config, plan.watch);  // the model's shape is now known
   return plan;
 }
 

@@ -81,8 +81,8 @@ TrainPlan plan_from_checkpoint(const Args& a) {
                            "--dropout", "--norm-first", "--share-embeddings", "--valid", "--valid-fraction", "--min-count", "--lower"})
     if (a.has(flag))
       throw a.error(std::string(flag) + " cannot be given with --resume: the run continues with the settings " +
-                    path + " recorded (only --steps, --save, --checkpoint-every, --weights-only, --json, --watch, --film and "
-                    "--watch-every may change)");
+                    path + " recorded (only --steps, --save, --checkpoint-every, --weights-only, --json, --watch, --film, "
+                    "--watch-every and the film's --attention, --layer and --head may change)");
   std::map<std::string, std::string> meta;
   ModelConfig config;
   try {
@@ -156,6 +156,7 @@ TrainPlan plan_from_checkpoint(const Args& a) {
   plan.weights_only = a.has("--weights-only");
   plan.json = a.has("--json");
   plan.watch = parse_watch_flags(a, plan.config.model);  // a resumed film starts at the step resumed
+  choose_film_heads(a, plan.config, plan.watch);         // continued only if the film drew the same
   check_step_memory(plan.config, opt.batch, plan.task->max_len());
   return plan;
 }
@@ -322,6 +323,7 @@ std::string RunGuard::resume_command() const {
   if (!plan_.watch.film.empty()) cmd += " --film " + shell_word(plan_.watch.film);
   if (plan_.watch.any() && plan_.watch.every != kDefaultWatchEvery)
     cmd += " --watch-every " + std::to_string(plan_.watch.every);
+  if (plan_.watch.heads) cmd += plan_.watch.heads->flags();
   if (plan_.checkpoint_every > 0) cmd += " --checkpoint-every " + std::to_string(plan_.checkpoint_every);
   if (plan_.weights_only) cmd += " --weights-only";
   if (plan_.json) cmd += " --json";

@@ -14,6 +14,7 @@
 #include "io/atomic_file.h"
 #include "io/paths.h"
 #include "io/utf8.h"
+#include "models/transformer.h"
 #include "tools/common.h"  // format_duration
 #include "viz/heatmap.h"
 #include "viz/svg.h"
@@ -65,6 +66,30 @@ WatchPlan parse_watch_flags(const Args& a, const std::string& model) {
   return plan;
 }
 
+void choose_film_heads(const Args& a, const ModelConfig& c, WatchPlan& plan) {
+  if (!head_flags_given(a)) return;
+  const std::string flag = a.has("--attention") ? "--attention" : a.has("--layer") ? "--layer" : "--head";
+  const std::string given = flag + " " + a.text(flag, "");
+  if (!plan.any())
+    throw a.error(given + ": heed train draws a chosen layer and head only with --film FILE or --watch; "
+                  "heed predict --load FILE " + given + " draws it from a saved model");
+  const std::string kind = attention_kind(a);
+  const bool all_heads = a.text("--head", "") == "all";
+  HeadChoice h = choose_heads(a, c, kind, all_heads);  // a recurrent model, a value out of range
+  // A film's page draws one matrix of output tokens x source tokens per snapshot; the
+  // self-attentions (source x source, or x the decoder's inputs, which change from snapshot to
+  // snapshot) and a grid of heads are heed predict's, from the saved model.
+  if (kind != "cross")
+    throw a.error("--attention " + kind + ": --film and --watch draw output tokens x source tokens, the "
+                  "cross-attention (--attention cross); heed predict --load FILE --attention " + kind +
+                  " draws the " + kind + "'s self-attention from the saved model");
+  if (all_heads)
+    throw a.error("--head all: --film and --watch draw one matrix per snapshot, so give --head K, numbered 0 to " +
+                  std::to_string(c.heads - 1) + " (or leave --head out for their mean); heed predict --load FILE "
+                  "--head all draws every head as one grid from the saved model");
+  plan.heads = h;
+}
+
 Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& config, const TrainOptions& opt,
                  int64_t seed)
     : plan_(plan), maker_(task, config.model, plan.every) {
@@ -78,15 +103,28 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
   terminal_ = plan.watch && isatty(1) != 0;
   progress_ = terminal_ && isatty(2) != 0;  // else the progress lines go where stderr goes, as without --watch
   Film& film = maker_.film();
-  // The transformer's frames show its last decoder layer's cross-attention, averaged over heads,
-  // and the title says so (heed predict --layer/--head draws any one of them from the saved model).
-  film.title = config.model +
-               (config.is_transformer() ? " cross-attention (layer " + std::to_string(config.layers - 1) + ", the last: mean of " +
-                                              std::to_string(config.heads) + " heads)"
-                                        : " attention") +
-               " learning " + task.name();
+  // The transformer's frames show, by default, its last decoder layer's cross-attention averaged
+  // over heads, as the decoder computed it step by step; with --layer/--head the matrix chosen,
+  // read in one teacher-forced pass over the tokens the model wrote (heed predict's reading).
+  // The title says which.
+  if (plan.heads) {
+    const HeadChoice choice = *plan.heads;
+    maker_.set_matrix([choice](const Model& m, const std::vector<int64_t>& src, const std::vector<int64_t>& output) {
+      const auto& t = dynamic_cast<const TransformerSeq2Seq&>(m);
+      return head_panels(t.attention_maps(src, output), choice).front().front().weights;
+    });
+    film.shows = choice.describe();
+    film.title = config.model + " " + film.shows + ", learning " + task.name();
+  } else {
+    film.title = config.model +
+                 (config.is_transformer() ? " cross-attention (layer " + std::to_string(config.layers - 1) +
+                                                ", the last: mean of " + std::to_string(config.heads) + " heads)"
+                                          : " attention") +
+                 " learning " + task.name();
+  }
   film.caption = "heed train --task " + task.name() + " " + model_flags(config) + " --batch " + std::to_string(opt.batch) +
-                  " --steps " + std::to_string(opt.steps) + " --seed " + std::to_string(seed) + "; a snapshot every " +
+                  " --steps " + std::to_string(opt.steps) + " --seed " + std::to_string(seed) +
+                  (plan.heads ? plan.heads->flags() : "") + "; a snapshot every " +
                   std::to_string(plan.every) + " steps; exact accuracy on " + std::to_string(kWatchHeldOut) +
                   " held-out sources";
 }
@@ -106,6 +144,13 @@ void Watcher::continue_film(int64_t step) {
   Film& film = maker_.film();
   if (earlier.source != film.source || earlier.reference != film.reference)
     throw Error(refused + "films another example; give another file name");
+  if (earlier.shows != film.shows) {  // another layer or head: give the flags it was made with
+    auto what = [](const std::string& shows) {
+      return shows.empty() ? std::string("the decoder's own attention (no --attention, --layer or --head)") : shows;
+    };
+    throw Error(refused + "films " + what(earlier.shows) + ", this run " + what(film.shows) +
+                "; give the flags the film was made with, or another file name");
+  }
   std::erase_if(earlier.frames, [&](const FilmFrame& f) { return f.step >= step; });  // retaken from here on
   film.frames = std::move(earlier.frames);
   if (!film.frames.empty())
@@ -139,10 +184,10 @@ void Watcher::on_step(const Model& model, const Progress& p) {
 // Redraws in place: up to the first line of the last drawing (the progress bar, on stderr, sits
 // on the line below it), then each line over the old one, clearing what is left.
 void Watcher::draw(const FilmFrame& f) {
-  char loss[32] = "-", head[160];
+  char loss[32] = "-", head[224];
   if (std::isfinite(f.loss)) std::snprintf(loss, sizeof loss, "%.4f", f.loss);
-  std::snprintf(head, sizeof head, "step %lld  loss %s  held-out exact %.2f   attention of the fixed example:\n",
-                static_cast<long long>(f.step), loss, f.exact);
+  std::snprintf(head, sizeof head, "step %lld  loss %s  held-out exact %.2f   %s of the fixed example:\n",
+                static_cast<long long>(f.step), loss, f.exact, plan_.heads ? plan_.heads->describe().c_str() : "attention");
   std::string text = head + terminal_heatmap(maker_.film().source, f.output, f.weights, true);
   const winsize size = terminal_size();
   const int lines = screen_lines(text, size.ws_col);

@@ -3,15 +3,18 @@
 // loss and held-out exact accuracy beside it, every --watch-every steps; when stdout is not a
 // terminal it prints nothing (and on a terminal it draws the progress line under the matrix
 // itself). --film FILE writes the snapshots as one scrubbable HTML page at
-// the end of the run (viz/film.h).
+// the end of the run (viz/film.h). On a Transformer, --attention cross, --layer L and --head K
+// (tools/heads.h, numbered as heed predict's) choose the matrix both draw.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "models/train.h"
 #include "models/watch.h"
 #include "tools/args.h"
+#include "tools/heads.h"
 
 namespace heed {
 
@@ -19,6 +22,10 @@ struct WatchPlan {
   bool watch = false;  // --watch
   std::string film;    // --film FILE; empty: none
   int64_t every = kDefaultWatchEvery;
+  // --attention/--layer/--head: the matrix drawn, read in a teacher-forced pass over what the
+  // model wrote (as heed predict's); none: the decoder's own attention (for the Transformer,
+  // its last layer's cross-attention, the mean of the heads).
+  std::optional<HeadChoice> heads;
   bool any() const { return watch || !film.empty(); }
 };
 
@@ -26,12 +33,24 @@ struct WatchPlan {
 // heed::Error (from a.error) for N < 1, --watch-every without --watch or --film, or a model
 // without attention. Does not touch the file system.
 WatchPlan parse_watch_flags(const Args& a, const std::string& model);
+// --attention, --layer and --head into plan.heads, for the model `c` the run trains (after
+// --load or --resume has fixed its shape). heed::Error naming flag, value and range as heed
+// predict's (tools/heads.h), and for the flags without --film or --watch; --head all and the
+// self-attentions are refused (a film draws one output x source matrix per snapshot).
+void choose_film_heads(const Args& a, const ModelConfig& c, WatchPlan& plan);
 inline const char* const kWatchHelp =
     "  --watch                   on a terminal, redraw the attention of one fixed example (the\n"
     "                            digits of pi, or the seed sentence for translate) as it learns\n"
     "  --film FILE               write snapshots of that attention, the loss and the held-out\n"
     "                            exact accuracy as one HTML page with a slider and a play button\n"
-    "  --watch-every N           steps between snapshots of --watch and --film (20)\n";
+    "  --watch-every N           steps between snapshots of --watch and --film (20)\n"
+    "  --layer L, --head K       transformer: --watch and --film draw the cross-attention of\n"
+    "                            decoder layer L (the last when not given), head K (the mean of\n"
+    "                            the heads when not given), numbered from 0 and read as heed\n"
+    "                            predict reads them; without either, the decoder's own (the last\n"
+    "                            layer's mean of the heads). --attention cross may be given; --head\n"
+    "                            all and --attention encoder|decoder are heed predict's alone (a\n"
+    "                            film draws one output x source matrix per snapshot)\n";
 
 // heed bench --watch: the median milliseconds of one snapshot of `model` on `task` (the fixed
 // example and the held-out sample), over `repeats` snapshots: wall time, and in `cpu_ms` the

@@ -167,7 +167,10 @@ std::string film_data(const Film& film, const std::vector<real>& xs, const std::
   }
   std::string scale = "[";
   for (int k = 0; k <= 8; ++k) scale += (k ? ",\"" : "\"") + weight_colour(k / 8.0) + "\"";
-  return "var FILM = {\"source\":" + json_strings(film.source) + ",\n\"reference\":" + json_strings(film.reference) +
+  // "shows" only for a chosen matrix: the default film's page keeps its bytes.
+  const std::string shows =
+      film.shows.empty() ? "" : "\"shows\":" + json_quote(film.shows, JsonQuoting::kScript) + ",\n";
+  return "var FILM = {" + shows + "\"source\":" + json_strings(film.source) + ",\n\"reference\":" + json_strings(film.reference) +
          ",\n\"scale\":" + scale + "],\n\"steps\":" + steps + "],\n\"loss\":" + json_numbers(losses, "%.5g") +
          ",\n\"exact\":" + json_numbers(exacts, "%.4g") + ",\n\"x\":" + json_numbers(xs, "%.1f") +
          ",\n\"loss_y\":" + json_numbers(loss_y, "%.1f") + ",\n\"exact_y\":" + json_numbers(exact_y, "%.1f") +
@@ -228,6 +231,7 @@ Film read_film(const std::string& html) {
     return out;
   };
   Film film;
+  if (const Json* shows = data.is_object() ? data.find("shows") : nullptr) film.shows = shows->as_string();
   film.source = strings(member("source"));
   film.reference = strings(member("reference"));
   const std::vector<std::string> words = strings(member("words"));

@@ -27,6 +27,11 @@ struct FilmFrame {
 struct Film {
   std::string title;                   // e.g. "additive attention learning reverse"
   std::string caption;                 // one line under the title: model, sizes, run
+  // Which matrix the frames hold when it is not the model's own attention, e.g. "cross-attention,
+  // layer 0 (of 0-1), head 2 (of 0-3)" (heed train --layer/--head); empty: the model's own.
+  // Kept in the page's data (only when not empty) and read back, so that a resumed run can
+  // tell whether it films the same matrix.
+  std::string shows;
   std::vector<std::string> source;     // (S) the example's source tokens
   std::vector<std::string> reference;  // (T) what the model should write (ending in <eos>)
   std::vector<FilmFrame> frames;       // in order of step
@@ -42,7 +47,7 @@ std::string html_film(const Film& film);
 
 // The frames of a page html_film wrote, read back from its data (so a resumed run can continue
 // its film): steps, losses, accuracies and outputs as written, weights to the thousandth the
-// page keeps. Title and caption are not read. heed::Error when `html` holds no film data or
+// page keeps, and `shows`. Title and caption are not read. heed::Error when `html` holds no film data or
 // the data does not fit together.
 Film read_film(const std::string& html);
 
