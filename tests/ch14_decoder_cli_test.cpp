@@ -183,7 +183,9 @@ TEST_SUITE("ch14_decoder_sample") {
     const std::vector<int64_t> prompt = {6, 7};
     Tensor logits = model.forward(make_batch({{{3}, prompt}})).value();  // (1, 3, 9)
     const int64_t V = 9;
-    for (auto [T, k] : {std::pair<real, int64_t>{1, 0}, {0.5, 0}, {2, 3}}) {
+    for (const std::pair<real, int64_t>& Tk : {std::pair<real, int64_t>{1, 0}, {0.5, 0}, {2, 3}}) {
+      const real T = Tk.first;  // (not a structured binding: clang 14 cannot capture one in doctest's lambda)
+      const int64_t k = Tk.second;
       CAPTURE(T);
       CAPTURE(k);
       // The expected distribution: the k largest logits of the last position, softmax at T.
