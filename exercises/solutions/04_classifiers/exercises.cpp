@@ -6,9 +6,18 @@
 
 namespace heed::student {
 
+// dx_j = y_j (dy_j - sum_k y_k dy_k), one row at a time. mul(y, sub(dy, sum(mul(y, dy), 1, true)))
+// is the same in tensor ops, but heed's own backward (autograd/softmax.cpp) sums the products with
+// std::fma, one rounding for each product and sum; summed so here, your heed's bits equal heed's.
 Tensor softmax_backward(const Tensor& y, const Tensor& dy) {
-  // dx_j = y_j (dy_j - sum_k y_k dy_k)
-  return mul(y, sub(dy, sum(mul(y, dy), 1, true)));
+  const int64_t N = y.shape()[0], D = y.shape()[1];
+  Tensor dx = Tensor::zeros({N, D});
+  for (int64_t i = 0; i < N; ++i) {
+    real dot = 0;  // sum_k y_k dy_k
+    for (int64_t k = 0; k < D; ++k) dot = std::fma(dy[i * D + k], y[i * D + k], dot);
+    for (int64_t j = 0; j < D; ++j) dx[i * D + j] = y[i * D + j] * (dy[i * D + j] - dot);
+  }
+  return dx;
 }
 
 // The loss and its gradient in the order heed's own cross_entropy (autograd/softmax.cpp) computes
