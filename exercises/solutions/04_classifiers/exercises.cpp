@@ -23,8 +23,9 @@ Tensor softmax_backward(const Tensor& y, const Tensor& dy) {
 // The loss and its gradient in the order heed's own cross_entropy (autograd/softmax.cpp) computes
 // them: heed's exp and log (tensor/math.h) rather than the C library's, the sum of the exponentials
 // from the left, the mean as a product with 1 / kept, and the gradient's target term subtracted
-// after the scaling. The same mathematics in another order rounds differently in the last bits;
-// in this order your heed's training losses equal heed's bit for bit.
+// after the scaling (heed scales by the gradient arriving from above too: it is 1 for a training's
+// loss, so the two agree). The same mathematics in another order rounds differently in the last
+// bits; in this order your heed's training losses equal heed's bit for bit.
 real cross_entropy_value(const Tensor& logits, const std::vector<int64_t>& targets, int64_t ignore_index) {
   const int64_t N = logits.shape()[0], V = logits.shape()[1];
   real total = 0;
@@ -55,8 +56,8 @@ Tensor cross_entropy_backward(const Tensor& logits, const std::vector<int64_t>& 
       if (targets[r] == ignore_index) {
         d = 0;
       } else {
-        d *= scale;                        // softmax / kept
-        if (j == targets[r]) d -= scale;   // minus onehot / kept
+        d *= scale;                       // softmax / kept
+        if (j == targets[r]) d -= scale;  // minus onehot / kept
       }
     }
   }
