@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "exercises/01_tensors/exercises.h"
+#include "tensor/math.h"
 
 namespace heed::student {
 
@@ -29,6 +30,10 @@ Tensor matmul_loops(const Tensor& a, const Tensor& b) {
   return c;
 }
 
+// e^x by heed's own exp (tensor/math.h), not the C library's std::exp: the two differ in the last
+// bit now and then (the C library's is not the same on every system, chapter 01's "How heed
+// computes exp"). With heed's, and the sum and the division in heed's order (tensor/softmax.cpp),
+// your softmax gives heed's bits.
 Tensor softmax_rows(const Tensor& x) {
   const int64_t N = x.shape()[0], D = x.shape()[1];
   Tensor y = Tensor::zeros({N, D});
@@ -36,7 +41,7 @@ Tensor softmax_rows(const Tensor& x) {
     real m = x[i * D];
     for (int64_t j = 1; j < D; ++j) m = std::max(m, x[i * D + j]);
     real s = 0;
-    for (int64_t j = 0; j < D; ++j) s += y[i * D + j] = std::exp(x[i * D + j] - m);
+    for (int64_t j = 0; j < D; ++j) s += y[i * D + j] = math::exp(x[i * D + j] - m);
     for (int64_t j = 0; j < D; ++j) y[i * D + j] /= s;
   }
   return y;

@@ -6,10 +6,14 @@
 
 namespace heed::student {
 
+// The squares summed as heed's own clip_grad_norm (nn/optim.cpp) sums them: in the parameters'
+// order, each added with std::fma (g g + sq rounded once, not twice). sq += g * g is the same
+// mathematics, but a last bit of the norm differs now and then, and with it every clipped
+// gradient; in heed's order your heed's training equals heed's bit for bit.
 real clip_by_global_norm(std::vector<Tensor>& grads, real max_norm) {
   real sq = 0;
   for (const Tensor& g : grads)
-    for (int64_t i = 0; i < g.numel(); ++i) sq += g[i] * g[i];
+    for (int64_t i = 0; i < g.numel(); ++i) sq = std::fma(g[i], g[i], sq);  // sq += g^2
   const real norm = std::sqrt(sq), factor = max_norm / (norm + 1e-6);
   if (factor < 1)
     for (Tensor& g : grads)
