@@ -3,8 +3,8 @@
 // trains to the same bits; a known wrong pass is named once, with its check's table, and linked
 // unchecked it changes the training (so build-yours runs the student's pass, not an inlined copy
 // of heed's); a pass that calls heed's own Var::backward is refused. The backward rules of chapter
-// 02 (02.1-02.3) replace the rules of heed's tanh, mul and matmul: known wrong ones are named, and
-// linked unchecked they fail the gradient checks of heed's own ops.
+// 02 (02.1-02.3, 02.5) replace the rules of heed's tanh, mul, matmul and sum along an axis: known
+// wrong ones are named, and linked unchecked they fail the gradient checks of heed's own ops.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -107,7 +107,7 @@ TEST_SUITE("exercises") {
       INFO(out);
       REQUIRE(status == 0);
       CHECK(out.find("  backward        yours   02.4 backward_pass") != std::string::npos);
-      CHECK(out.find("4" + of_pieces() + " are yours") != std::string::npos);  // and chapter 02's three rules
+      CHECK(out.find("5" + of_pieces() + " are yours") != std::string::npos);  // and chapter 02's four rules
     }
     std::string yours = run(dir + "/heed" + kTraining, &status);
     REQUIRE(status == 0);
@@ -115,12 +115,15 @@ TEST_SUITE("exercises") {
 
     // Known wrong answers (tests/exercises/02_wrong.cpp has their kinds): a pass that runs the
     // nodes in the order met (breadth first, not sorted), tanh's derivative with its sign flipped,
-    // mul's gradients swapped, matmul's db forgotten. make yours-test names each piece once, with
+    // mul's gradients swapped, matmul's db forgotten, sum's divided by the count (mean's rule).
+    // make yours-test names each piece once, with
     // its check's report, and runs nothing on them.
     write_answers(answers, {{"  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return graph.made(a) > graph.made(b); });\n", ""},
                             {"sub(Tensor::ones(y.shape()), mul(y, y))", "sub(mul(y, y), Tensor::ones(y.shape()))"},
                             {"return {mul(dy, b), mul(dy, a)};", "return {mul(dy, a), mul(dy, b)};"},
-                            {"matmul_tn(a, dy)};", "Tensor::zeros(b.shape())};"}});
+                            {"matmul_tn(a, dy)};", "Tensor::zeros(b.shape())};"},
+                            {"return broadcast_to(reshape(dy, kept), x.shape());",
+                             "return mul(broadcast_to(reshape(dy, kept), x.shape()), 1.0 / static_cast<real>(x.shape()[axis]));"}});
     out = make("yours-test", "ANSWERS=" + answers + " YOURS=" + dir, &status);
     {
       INFO(out);
@@ -132,12 +135,13 @@ TEST_SUITE("exercises") {
       CHECK(out.find("which uses it, had added its share to its gradient") != std::string::npos);
       for (const char* rule : {"the piece tanh_backward is not right: 02.1 tanh_backward: wrong",
                                "the piece mul_backward is not right: 02.2 mul_backward: wrong",
-                               "the piece matmul_backward is not right: 02.3 matmul_backward: wrong"}) {
+                               "the piece matmul_backward is not right: 02.3 matmul_backward: wrong",
+                               "the piece sum_backward is not right: 02.5 sum_backward: wrong"}) {
         CHECK_MESSAGE(out.find(rule) != std::string::npos, rule);
         CHECK(out.find(rule) == out.rfind(rule));
       }
       CHECK(out.find("  02.1 tanh_backward            wrong: ") != std::string::npos);
-      CHECK(out.find("4 piece(s) not right") != std::string::npos);
+      CHECK(out.find("5 piece(s) not right") != std::string::npos);
       CHECK(out.find("yours-test: the gradient checks") == std::string::npos);  // nothing built on them ran
     }
     // Linked unchecked, that pass is what heed train runs: the loss is no longer heed's.
@@ -168,6 +172,19 @@ TEST_SUITE("exercises") {
       CHECK(out.find("gradcheck mul              FAILED") != std::string::npos);
       CHECK(out.find("a gradient check failed on your heed") != std::string::npos);
     }
+    // A sum whose rule divides by the count: heed's sum along an axis, the cosine score whose
+    // norms it takes, and (through mean, which calls it) the mean and the layer norm fail their
+    // checks; the whole sum gradcheck weighs the output with is heed's.
+    out = make("yours-test", "ANSWERS=" + answers + " YOURS=" + dir + " YOURS_PIECES=sum_backward", &status);
+    {
+      INFO(out);
+      CHECK(status != 0);
+      CHECK(out.find("1" + of_pieces() + " are yours") != std::string::npos);
+      for (const char* line : {"gradcheck sum axis         FAILED", "gradcheck cosine score     FAILED",
+                               "gradcheck mean axis        FAILED", "gradcheck layer_norm       FAILED",
+                               "gradcheck mul              ok", "gradcheck tanh             ok"})
+        CHECK_MESSAGE(out.find(line) != std::string::npos, line);
+    }
 
     // A pass that hands the work to heed's own Var::backward (in your heed, itself) is refused.
     write_answers(answers,
@@ -177,7 +194,7 @@ TEST_SUITE("exercises") {
     out = make("yours", "ANSWERS=" + answers + " YOURS=" + dir, &status);
     INFO(out);
     CHECK(out.find("  backward        heed's  02.4 backward_pass: refused, it calls heed's own version") != std::string::npos);
-    CHECK(out.find("3" + of_pieces() + " are yours") != std::string::npos);  // chapter 02's three rules
+    CHECK(out.find("4" + of_pieces() + " are yours") != std::string::npos);  // chapter 02's four rules
   }
 
   TEST_CASE("your heed: chapter 01's broadcast sum and softmax and chapter 04's softmax and embedding rules are what heed runs" *

@@ -22,6 +22,12 @@ std::pair<Tensor, Tensor> mul_backward(const Tensor& a, const Tensor& b, const T
 // y (M, N) = a (M, K) b (K, N). Given dy (M, N), return {da (M, K), db (K, N)}.
 std::pair<Tensor, Tensor> matmul_backward(const Tensor& a, const Tensor& b, const Tensor& dy);
 
+// y = sum(x, axis, keepdim): x summed along one axis (negative counts from the end, -1 the last).
+// dy has y's shape: x's with that axis gone, or kept as 1 when keepdim. Return dx, of x's shape:
+// each element of x went into one sum, and its gradient is that sum's dy (dy repeated along the
+// summed axis). mean's rule is the same, divided by the count summed (x's size along the axis).
+Tensor sum_backward(const Tensor& x, int64_t axis, bool keepdim, const Tensor& dy);
+
 // ---- 02.4, the chapter's capstone: the backward pass itself (Var::backward, autograd/var.cpp)
 //
 // The graph as a backward pass sees it. The view numbers the nodes as you meet them: root() is the

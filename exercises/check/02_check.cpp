@@ -203,6 +203,7 @@ const ForbiddenCalls kForbidden02 = {
     {"mul_backward", {"heed::mul(heed::Var const&", "heed::Var::backward"}},
     {"matmul_backward", {"heed::matmul(heed::Var const&", "heed::Var::backward"}},
     {"backward_pass", {"heed::Var::backward"}},
+    {"sum_backward", {"heed::sum(heed::Var const&", "heed::mean(heed::Var const&", "heed::Var::backward"}},
 };
 
 std::vector<Exercise> exercises_02(const Impl02& impl) {
@@ -222,6 +223,16 @@ std::vector<Exercise> exercises_02(const Impl02& impl) {
     return custom_op("matmul", {a, b}, matmul(a.value(), b.value()), [impl, a, b](const Tensor& dy) {
       auto [da, db] = impl.matmul_backward(a.value(), b.value(), dy);
       return std::vector<Tensor>{da, db};
+    });
+  };
+  auto sum_op = [impl](const Var& x, int64_t axis, bool keepdim) {
+    return custom_op("sum", {x}, sum(x.value(), axis, keepdim), [impl, x, axis, keepdim](const Tensor& dy) {
+      Tensor dx = impl.sum_backward(x.value(), axis, keepdim, dy);
+      if (dx.shape() != x.shape())
+        wrong("sum_backward returned " + shape_str(dx.shape()) + " for x of " + shape_str(x.shape()) + " (axis " +
+              std::to_string(axis) + ", keepdim " + (keepdim ? "true" : "false") + ", dy of " +
+              shape_str(dy.shape()) + "): dx has x's shape");
+      return std::vector<Tensor>{dx};
     });
   };
   return {
@@ -349,6 +360,27 @@ std::vector<Exercise> exercises_02(const Impl02& impl) {
            g.pass(impl, seed);
            expect_close(g.grad(x), seed, "dy/dx through a chain of 100,000 ops that pass the gradient on",
                         describe("seed", seed));
+         }
+       }},
+      {"sum_backward",
+       [sum_op] {
+         // A square x summed along its last axis first: dy repeated along the wrong axis has the
+         // right shape there, and only the values tell.
+         struct Case {
+           Shape shape;
+           int64_t axis;
+           bool keepdim;
+         };
+         const std::vector<Case> cases = {{{3, 3}, 1, false}, {{3, 4}, 0, false}, {{3, 4}, 1, true},  {{3, 4}, -1, false},
+                                          {{2, 3, 4}, 1, false}, {{2, 3, 4}, 1, true}, {{2, 3, 4}, -1, true},
+                                          {{2, 3, 4}, 0, false}, {{5}, 0, false},     {{1, 1}, 0, true}};
+         Generator gen(seed(205));
+         for (const Case& c : cases) {
+           Tensor x = random(c.shape, gen, -2, 2);
+           expect_gradcheck("sum(x, " + std::to_string(c.axis) + ", keepdim " + (c.keepdim ? "true" : "false") +
+                                ") with your sum_backward",
+                            [&](const std::vector<Var>& v) { return sum_op(v[0], c.axis, c.keepdim); }, {x},
+                            describe("x", x));
          }
        }},
   };

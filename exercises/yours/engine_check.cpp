@@ -103,6 +103,10 @@ int gradients() {
   ok &= check("split_heads", [](const std::vector<Var>& in) { return split_heads(in[0], 2); }, {u({2, 3, 4})});
   ok &= check("layer_norm", [](const std::vector<Var>& in) { return layer_norm(in[0], in[1], in[2]); },
               {u({2, 3, 4}), u({4}), u({4})});
+  // A sum along an axis, and a mean (heed's is that sum times 1/n), kept or not (drawn last: the
+  // inputs of the checks above stay as they were before these two were added).
+  ok &= check("sum axis", [](const std::vector<Var>& in) { return sum(in[0], 1, false); }, {u({2, 3, 4})});
+  ok &= check("mean axis", [](const std::vector<Var>& in) { return mean(in[0], -1, true); }, {u({3, 4})});
   return ok ? 0 : 1;
 }
 

@@ -30,6 +30,13 @@ std::pair<Tensor, Tensor> matmul_no_transpose(const Tensor& a, const Tensor& b, 
 std::pair<Tensor, Tensor> matmul_forgot_b(const Tensor&, const Tensor& b, const Tensor& dy) {
   return {matmul_nt(dy, b), Tensor::zeros(b.shape())};  // only a's gradient
 }
+// dy not put back along the summed axis: numpy's broadcast lines dy up with x's last axes, right
+// only when the summed axis is the first one (or kept).
+Tensor sum_unaligned(const Tensor& x, int64_t, bool, const Tensor& dy) { return broadcast_to(dy, x.shape()); }
+Tensor sum_as_mean(const Tensor& x, int64_t axis, bool keepdim, const Tensor& dy) {  // mean's divide on sum
+  const int64_t n = x.shape()[normalize_axis(axis, x.shape(), "sum_backward")];
+  return mul(solution::sum_backward(x, axis, keepdim, dy), 1.0 / static_cast<real>(n));
+}
 
 // Backward passes with one classic mistake each (the solution's steps otherwise).
 using student::GraphView;
@@ -109,6 +116,8 @@ RegisterWrong w2({"02", "tanh_backward", "y^2 - 1", with([](Impl02& i) { i.tanh_
 RegisterWrong w3({"02", "mul_backward", "da = dy a", with([](Impl02& i) { i.mul_backward = mul_swapped; })});
 RegisterWrong w4({"02", "matmul_backward", "db = dy^T a", with([](Impl02& i) { i.matmul_backward = matmul_no_transpose; })});
 RegisterWrong w5({"02", "matmul_backward", "db = 0", with([](Impl02& i) { i.matmul_backward = matmul_forgot_b; })});
+RegisterWrong w12({"02", "sum_backward", "dy not put back along the axis", with([](Impl02& i) { i.sum_backward = sum_unaligned; })});
+RegisterWrong w13({"02", "sum_backward", "divided by the count", with([](Impl02& i) { i.sum_backward = sum_as_mean; })});
 RegisterWrong w6({"02", "backward_pass", "breadth-first order", with([](Impl02& i) { i.backward_pass = pass_breadth_first; }),
                   "before"});
 RegisterWrong w7({"02", "backward_pass", "no seen set", with([](Impl02& i) { i.backward_pass = pass_no_seen_set; }),

@@ -18,6 +18,14 @@ std::pair<Tensor, Tensor> matmul_backward(const Tensor& a, const Tensor& b, cons
   return {matmul_nt(dy, b), matmul_tn(a, dy)};  // da = dy b^T, db = a^T dy
 }
 
+Tensor sum_backward(const Tensor& x, int64_t axis, bool keepdim, const Tensor& dy) {
+  axis = normalize_axis(axis, x.shape(), "sum_backward");
+  Shape kept = x.shape();
+  kept[axis] = 1;  // y's shape with the summed axis kept as 1 (dy's own when keepdim)
+  (void)keepdim;   // the same numbers either way: only the shape differs
+  return broadcast_to(reshape(dy, kept), x.shape());  // dx_i = dy of x_i's sum, repeated along the axis
+}
+
 void backward_pass(GraphView& graph, const Tensor& seed) {
   // 1. Every node reached from the root, each once (a seen set: a node used twice is reached twice),
   //    through a list that grows as it is read: no recursion, so a chain of 100,000 ops is fine.

@@ -22,6 +22,11 @@ std::pair<Tensor, Tensor> matmul_backward(const Tensor& a, const Tensor& b, cons
   matmul(va, vb).backward(dy);
   return {va.grad(), vb.grad()};
 }
+Tensor sum_backward(const Tensor& x, int64_t axis, bool keepdim, const Tensor& dy) {
+  Var vx(x, true);
+  sum(vx, axis, keepdim).backward(dy);
+  return vx.grad();
+}
 
 }  // namespace heed::student
 
