@@ -263,6 +263,13 @@ std::string build_dir() {
   return dir && *dir ? dir : "build";
 }
 
+bool chapter_chosen(const std::string& nn) {
+  auto listed = [&nn](const char* env) { return ("," + std::string(env) + ",").find("," + nn + ",") != std::string::npos; };
+  const char* only = std::getenv("HEED_CHAPTERS");
+  const char* except = std::getenv("HEED_CHAPTERS_EXCEPT");
+  return (!only || listed(only)) && (!except || !listed(except));
+}
+
 std::string runner() {
   const char* run = std::getenv("HEED_RUN");
   return run && *run ? std::string(run) + " " : "";
@@ -340,17 +347,9 @@ TEST_SUITE("chapters_full" * doctest::skip()) {
       if (std::filesystem::exists(entry.path() / "README.md")) dirs.push_back(entry.path().string());
     std::sort(dirs.begin(), dirs.end());
     REQUIRE_MESSAGE(!dirs.empty(), "no chapters found under tutorials/ (tests run from the repository root)");
-    // make check-chapters runs two of these at once: HEED_CHAPTERS=11,13 takes only those
-    // chapters, HEED_CHAPTERS_EXCEPT=11,13 all the others, so the two together take every one.
-    auto listed = [](const char* env, const std::string& dir) {
-      const std::string nn = std::filesystem::path(dir).filename().string().substr(0, 2);
-      return ("," + std::string(env) + ",").find("," + nn + ",") != std::string::npos;
-    };
-    const char* only = std::getenv("HEED_CHAPTERS");
-    const char* except = std::getenv("HEED_CHAPTERS_EXCEPT");
     std::vector<std::string> chosen;
     for (const std::string& dir : dirs)
-      if ((!only || listed(only, dir)) && (!except || !listed(except, dir))) chosen.push_back(dir);
+      if (chapter_chosen(std::filesystem::path(dir).filename().string().substr(0, 2))) chosen.push_back(dir);
     REQUIRE_MESSAGE(!chosen.empty(), "HEED_CHAPTERS/HEED_CHAPTERS_EXCEPT leave no chapter to check");
     for (const std::string& dir : chosen) {
       INFO("chapter " << dir);

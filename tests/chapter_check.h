@@ -25,6 +25,11 @@ std::string runner();
 void check_chapter(const std::string& dir);
 void check_chapter_full(const std::string& dir);
 
+// Whether chapter nn ("07") is this process's to check: make check-chapters runs two processes at
+// once, HEED_CHAPTERS=11,13 taking only those chapters and HEED_CHAPTERS_EXCEPT=11,13 all the others,
+// so that the two together take every chapter once. Neither set: every chapter is.
+bool chapter_chosen(const std::string& nn);
+
 // Figures: `BUILD/tutorial-NN figures DIR` (for chapter 09, `untrained --out DIR`) draws a
 // chapter's quick figures into DIR, printing
 // "wrote DIR/NAME.svg" for each; draw_figures returns the names. check_figures checks that each is

@@ -75,6 +75,20 @@ void uninstall_leaves_the_users(Scratch& s, const std::string& work, const std::
   CHECK(slurp(prefix + "/include/mine.h") == "// the user's\n");
 }
 
+
+// Runs examples/first_steps (built as `program` in `work`) and holds it to what it must print: df/dw
+// = 8, a loss that falls a hundredfold over its six lines, the line found. Returns its output.
+std::string first_steps_learns(Scratch& s, const std::string& work, const std::string& program) {
+  Shell run = sh(s, work, program);
+  INFO(program << ": " << run.out);
+  REQUIRE(run.status == 0);
+  CHECK(run.out.find("f(3) = 15, df/dw = 8") != std::string::npos);
+  const std::vector<double> l = losses(run.out);
+  REQUIRE(l.size() == 6);
+  CHECK(l.back() < l.front() / 100);
+  CHECK(run.out.find("learned y = 3.000 a -2.000 b +1.000") != std::string::npos);
+  return run.out;
+}
 }  // namespace
 
 TEST_SUITE("install") {
@@ -125,18 +139,11 @@ TEST_SUITE("install") {
     INFO(build.out);
     REQUIRE(build.status == 0);
 
-    {  // first_steps: df/dw = 8, the loss falls, the line is found; README.md shows this output
-      Shell run = sh(s, work, "./first_steps");
-      INFO(run.out);
-      REQUIRE(run.status == 0);
-      CHECK(run.out.find("f(3) = 15, df/dw = 8") != std::string::npos);
-      const std::vector<double> l = losses(run.out);
-      REQUIRE(l.size() == 6);
-      CHECK(l.back() < l.front() / 100);
-      CHECK(run.out.find("learned y = 3.000 a -2.000 b +1.000") != std::string::npos);
-      CHECK_MESSAGE(slurp("README.md").find("```\n" + run.out + "```\n") != std::string::npos,
+    {  // first_steps learns; README.md shows this output
+      const std::string out = first_steps_learns(s, work, "./first_steps");
+      CHECK_MESSAGE(slurp("README.md").find("```\n" + out + "```\n") != std::string::npos,
                     "README.md's output block under the C++ example is not what examples/first_steps prints:\n"
-                        << run.out);
+                        << out);
     }
     {  // attention_reverse: the loss falls and a new sequence comes out reversed
       Shell run = sh(s, work, "./attention_reverse");
@@ -184,16 +191,7 @@ TEST_SUITE("install") {
                      cxx + " first_steps_float.o $(" + pc + " --libs heed-float) -o first_steps_float");
     INFO(build.out);
     REQUIRE(build.status == 0);
-    {  // first_steps in float: df/dw = 8, the loss falls, the line is found
-      Shell run = sh(s, work, "./first_steps_float");
-      INFO(run.out);
-      REQUIRE(run.status == 0);
-      CHECK(run.out.find("f(3) = 15, df/dw = 8") != std::string::npos);
-      const std::vector<double> l = losses(run.out);
-      REQUIRE(l.size() == 6);
-      CHECK(l.back() < l.front() / 100);
-      CHECK(run.out.find("learned y = 3.000 a -2.000 b +1.000") != std::string::npos);
-    }
+    first_steps_learns(s, work, "./first_steps_float");  // in float too
     {  // a program compiled for double linked with the float library: the first line names it, and back
       Shell wrong = sh(s, work, cxx + " first_steps.o $(" + pc + " --libs heed-float) -o mixed");
       CHECK(wrong.status != 0);

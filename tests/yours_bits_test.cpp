@@ -18,7 +18,6 @@
 #include <sys/wait.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <set>
 #include <sstream>
 #include <string>
@@ -27,17 +26,6 @@
 #include "tests/heed_cli.h"  // slurp, Scratch
 
 namespace {
-
-// Whether make check-chapters' HEED_CHAPTERS / HEED_CHAPTERS_EXCEPT (lists like "11,13") leave
-// chapter 07 to this process (it runs two, and this is checked once).
-bool chapter_07_chosen() {
-  auto has_07 = [](const char* list) { return (std::string(",") + list + ",").find(",07,") != std::string::npos; };
-  const char* only = std::getenv("HEED_CHAPTERS");
-  const char* except = std::getenv("HEED_CHAPTERS_EXCEPT");
-  if (only && !has_07(only)) return false;
-  if (except && has_07(except)) return false;
-  return true;
-}
 
 // A shell command's status and its stdout and stderr together.
 int shell(const std::string& command, std::string& out) {
@@ -53,7 +41,7 @@ int shell(const std::string& command, std::string& out) {
 
 TEST_SUITE("chapters_full" * doctest::skip()) {
   TEST_CASE("your heed on the solutions trains reverse to heed's very bits: 3000 steps, the same checkpoint") {
-    if (!chapter_07_chosen()) return;
+    if (!chapter_chosen("07")) return;  // make check-chapters checks it once
     // Every piece of exercises/yours/pieces but the three fused ones (above).
     const std::set<std::string> fused = {"context", "gru", "additive"};
     std::istringstream table(heed::slurp("exercises/yours/pieces"));

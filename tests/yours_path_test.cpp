@@ -6,30 +6,14 @@
 #include <sys/wait.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "tests/chapter_check.h"
 #include "tests/heed_cli.h"  // slurp
 
-namespace {
-
-// Whether make check-chapters' HEED_CHAPTERS / HEED_CHAPTERS_EXCEPT (lists like "11,13") leave
-// chapter 07 to this process: it runs two, and the path is checked once.
-bool chapter_07_chosen() {
-  auto has_07 = [](const char* list) { return (std::string(",") + list + ",").find(",07,") != std::string::npos; };
-  const char* only = std::getenv("HEED_CHAPTERS");
-  const char* except = std::getenv("HEED_CHAPTERS_EXCEPT");
-  if (only && !has_07(only)) return false;
-  if (except && has_07(except)) return false;
-  return true;
-}
-
-}  // namespace
-
 TEST_SUITE("chapters_full" * doctest::skip()) {
   TEST_CASE("chapter 07 shows the reader's whole path: make yours-test on every solution, every chapter, the translation") {
-    if (!chapter_07_chosen()) return;
+    if (!chapter_chosen("07")) return;  // make check-chapters checks it once
     const std::string dir = build_dir() + "/yours-path";
     const std::string command = "env -u MAKEFLAGS -u MFLAGS ${MAKE:-make} --no-print-directory -s yours-test BUILD=" + build_dir() +
                                 " ANSWERS=exercises/solutions YOURS=" + dir + " 2>&1";
