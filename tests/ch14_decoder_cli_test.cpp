@@ -13,6 +13,7 @@
 
 #include "models/decoder_model.h"
 #include "tests/heed_cli.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -83,7 +84,7 @@ TEST_SUITE("ch14_decoder_cli") {
     CHECK(e.out.find("decoder-only (D 8, 2 layers, 2 heads, attention only) on repeat") != std::string::npos);
     CHECK(e.out.find("repeated copy  ") != std::string::npos);
     const Json ej = e.json();
-    CHECK(std::fabs(ej.find("log_v")->as_real() - std::log(6.0)) < 1e-12);
+    CHECK(std::fabs(ej.find("log_v")->as_real() - std::log(6.0)) < test::tol(1e-12));  // log V in real
     // Resumed: 10 steps, then on to 20, gives the bytes of 20 at once (full layers, dropout's
     // stream included).
     const std::string full = run + "--layers 1 --ff 16 --norm-first --positions learned --dropout 0.1 ";
