@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/json.h"
+#include "tests/attention_matrix.h"
 #include "tests/heed_cli.h"
 #include "tests/tools.h"
 #include "tests/chapter_check.h"  // build_dir
@@ -19,34 +20,16 @@
 
 using namespace heed;
 
+using heed::test::Matrix;
+using heed::test::matrix;
+using heed::test::max_diff;
+
 namespace {
-
-using Matrix = std::vector<std::vector<real>>;
-
-Matrix matrix(const Json& j) {
-  Matrix m;
-  for (const Json& row : j.as_array()) {
-    m.emplace_back();
-    for (const Json& w : row.as_array()) m.back().push_back(w.as_real());
-  }
-  return m;
-}
 
 std::vector<std::string> strings(const Json& j) {
   std::vector<std::string> out;
   for (const Json& s : j.as_array()) out.push_back(s.as_string());
   return out;
-}
-
-// The largest difference between two matrices of the same shape (infinity if the shapes differ).
-real max_diff(const Matrix& a, const Matrix& b) {
-  if (a.size() != b.size()) return INFINITY;
-  real d = 0;
-  for (size_t r = 0; r < a.size(); ++r) {
-    if (a[r].size() != b[r].size()) return INFINITY;
-    for (size_t c = 0; c < a[r].size(); ++c) d = std::max(d, std::abs(a[r][c] - b[r][c]));
-  }
-  return d;
 }
 
 // A Transformer of 2 decoder layers of 4 heads on reverse 3-5: 600 steps write the film's

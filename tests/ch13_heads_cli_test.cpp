@@ -14,6 +14,7 @@
 #include "models/tasks.h"
 #include "models/transformer.h"
 #include "nn/checkpoint.h"
+#include "tests/attention_matrix.h"
 #include "tests/heed_cli.h"
 #include "tests/precision.h"
 #include "tests/xml_check.h"
@@ -22,18 +23,11 @@
 using namespace heed;
 using heed::test::tol;
 
+using heed::test::Matrix;
+using heed::test::matrix;
+using heed::test::max_diff;
+
 namespace {
-
-using Matrix = std::vector<std::vector<real>>;
-
-Matrix matrix(const Json& j) {
-  Matrix m;
-  for (const Json& row : j.as_array()) {
-    m.emplace_back();
-    for (const Json& w : row.as_array()) m.back().push_back(w.as_real());
-  }
-  return m;
-}
 
 // Head k of a (1, h, R, C) map.
 Matrix head_of(const Tensor& w, int64_t k) {
@@ -42,17 +36,6 @@ Matrix head_of(const Tensor& w, int64_t k) {
   for (int64_t r = 0; r < R; ++r)
     for (int64_t c = 0; c < C; ++c) m[r][c] = w[(k * R + r) * C + c];
   return m;
-}
-
-// The largest difference between two matrices of the same shape (infinity if the shapes differ).
-real max_diff(const Matrix& a, const Matrix& b) {
-  if (a.size() != b.size()) return INFINITY;
-  real d = 0;
-  for (size_t r = 0; r < a.size(); ++r) {
-    if (a[r].size() != b[r].size()) return INFINITY;
-    for (size_t c = 0; c < a[r].size(); ++c) d = std::max(d, std::abs(a[r][c] - b[r][c]));
-  }
-  return d;
 }
 
 real worst_row_sum_error(const Matrix& m) {

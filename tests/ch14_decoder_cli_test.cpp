@@ -17,6 +17,24 @@
 
 using namespace heed;
 
+namespace {
+
+// Each {arguments, words}: heed refuses them with exit status 2 and one line of stderr holding the words.
+template <size_t N>
+void refused_in_one_line(Scratch& s, const std::string (&bad)[N][2]) {
+  for (const auto& bad_case : bad) {
+    const std::string& args = bad_case[0];
+    const std::string& words = bad_case[1];
+    CliRun r = s.heed(args);
+    INFO("heed " << args << " -> " << r.status << ": " << r.err);
+    CHECK(r.status == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find(words) != std::string::npos);
+  }
+}
+
+}  // namespace
+
 TEST_SUITE("ch14_decoder_cli") {
   TEST_CASE("repeat: the target is the source twice; the longest target is twice the longest source") {
     RepeatTask task(5, 2, 4);
@@ -119,15 +137,7 @@ TEST_SUITE("ch14_decoder_cli") {
         // Tying the output layer to the embedding is the transformer's alone so far.
         {"train --model decoder --task repeat --share-embeddings", "shared embeddings are for the transformer, not decoder"},
     };
-    for (auto& bad_case : bad) {
-      const std::string args = bad_case[0];
-      const std::string words = bad_case[1];
-      CliRun r = s.heed(args);
-      INFO("heed " << args << " -> " << r.status << ": " << r.err);
-      CHECK(r.status == 2);
-      CHECK(count_lines(r.err) == 1);
-      CHECK(r.err.find(words) != std::string::npos);
-    }
+    refused_in_one_line(s, bad);
   }
 }
 
@@ -233,14 +243,6 @@ TEST_SUITE("ch14_decoder_sample") {
         {"sample --load " + other + " --prompt \"3\"", "is a additive model, which reads a source"},
         {"sample --load " + learned + " --prompt \"3 1\" --max-tokens 100", "need more than the model's 64 learned positions"},
     };
-    for (auto& bad_case : bad) {
-      const std::string args = bad_case[0];
-      const std::string words = bad_case[1];
-      CliRun r = s.heed(args);
-      INFO("heed " << args << " -> " << r.status << ": " << r.err);
-      CHECK(r.status == 2);
-      CHECK(count_lines(r.err) == 1);
-      CHECK(r.err.find(words) != std::string::npos);
-    }
+    refused_in_one_line(s, bad);
   }
 }
