@@ -3,6 +3,7 @@
 // "not done yet", none crashes) and the wrong answers of tests/exercises/ (each rejected).
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,13 @@
 #include "tests/chapter_check.h"
 #include "tests/precision.h"
 
+namespace {
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+}  // namespace
+
 TEST_SUITE("exercises") {
   TEST_CASE("chapter exercises: solutions pass, stubs are not done, wrong answers are rejected" *
             DOUBLE_ONLY(kGradcheckReason)) {  // the checks gradcheck what the student writes
@@ -36,6 +44,20 @@ TEST_SUITE("exercises") {
     INFO(out);
     CHECK(status == 0);
     CHECK(out.find("0 failures") != std::string::npos);
+    // Every chapter folder exercises/NN_topic/ is in the self-test (its checks registered, its
+    // solutions and wrong answers linked) and in exercises/README.md's table of chapters.
+    int folders = 0;
+    const std::string readme = read_text("exercises/README.md");
+    for (const auto& entry : std::filesystem::directory_iterator("exercises")) {
+      const std::string name = entry.path().filename().string();
+      if (!entry.is_directory() || name.size() < 3 || !std::isdigit(static_cast<unsigned char>(name[0])) ||
+          !std::isdigit(static_cast<unsigned char>(name[1])) || name[2] != '_')
+        continue;
+      ++folders;
+      CHECK_MESSAGE(readme.find("](" + name + "/README.md) | ") != std::string::npos,
+                    "exercises/README.md's table of chapters has no row for " << name);
+    }
+    CHECK(out.find("exercise self-test: " + std::to_string(folders) + " chapters,") != std::string::npos);
   }
 }
 
@@ -52,11 +74,6 @@ std::string run_command(const std::string& command, int* status) {
   int raw = pclose(p);
   *status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return out;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 void write_text(const std::string& path, const std::string& text) {
