@@ -117,7 +117,10 @@ void check_causal_mask(const Impl14& impl) {
     }
   }
   // Equal to the mask heed's decoder-only model attends through.
-  struct Case { int64_t T; std::vector<int64_t> lengths; };
+  struct Case {
+    int64_t T;
+    std::vector<int64_t> lengths;
+  };
   for (const Case& c : {Case{1, {1}}, Case{4, {4, 2, 1}}, Case{7, {5, 7}}, Case{3, {3, 3}}}) {
     const std::string in = "lengths " + list(c.lengths) + ", T " + std::to_string(c.T);
     expect_close(impl.causal_mask(c.lengths, c.T), key_mask(length_mask(c.lengths, c.T, "14_check"), c.T, true),
@@ -161,7 +164,8 @@ void check_induction_score(const Impl14& impl) {
     for (int64_t t = 0; t < T; ++t)
       for (int64_t j = 0; j <= t; ++j) w.at({t, j}) = 1 / static_cast<real>(t + 1);
     expect_score(impl.induction_score(w, n), (real(1) / 5 + real(1) / 6 + real(1) / 7) / 3,
-                 "induction_score (evenly spread rows, (1/5 + 1/6 + 1/7) / 3)", "n 3, T 7, row t = 1 / (t+1) on keys 0 .. t");
+                 "induction_score (evenly spread rows, (1/5 + 1/6 + 1/7) / 3)",
+                 "n 3, T 7, row t = 1 / (t+1) on keys 0 .. t");
   }
   for (int64_t n : {4, 2}) {
     const int64_t T = 2 * n + 1;
@@ -201,18 +205,22 @@ void check_induction_score(const Impl14& impl) {
           const ScoreSums s = score_head(one, h, {n});
           expect_score(impl.induction_score(w, n), s.induction / static_cast<real>(s.induction_terms),
                        "induction_score (against models/heads.h's score_head)",
-                       "layer " + std::to_string(l) + ", head " + std::to_string(h) + " of a decoder-only model, a repeat "
-                       "sequence of n " + std::to_string(n) + " in T " + std::to_string(T) + " positions, " +
-                       describe("weights", w));
+                       "layer " + std::to_string(l) + ", head " + std::to_string(h) +
+                           " of a decoder-only model, a repeat "
+                           "sequence of n " +
+                           std::to_string(n) + " in T " + std::to_string(T) + " positions, " + describe("weights", w));
         }
       }
   }
   Tensor w = Tensor::zeros({4, 4});
-  expect_error([&] { impl.induction_score(w, 2); }, "induction_score with 2n = T (the second copy's last position 2n is not there)",
-               "weights (4, 4), n 2");
+  expect_error([&] { impl.induction_score(w, 2); },
+               "induction_score with 2n = T (the second copy's last position 2n is not there)", "weights (4, 4), n 2");
   expect_error([&] { impl.induction_score(w, 0); }, "induction_score with n = 0", "weights (4, 4), n 0");
-  expect_error([&] { impl.induction_score(Tensor::zeros({5, 4}), 1); }, "induction_score on weights that are not (T, T)",
-               "weights (5, 4), n 1");
+  expect_error(
+      [&] {
+        impl.induction_score(Tensor::zeros({5, 4}), 1);
+      },
+      "induction_score on weights that are not (T, T)", "weights (5, 4), n 1");
 }
 
 // ---- sample_token
@@ -227,23 +235,21 @@ void check_sample_token(const Impl14& impl) {
     std::string why;
   };
   const real l1 = std::log(real(1)), l2 = std::log(real(2)), l3 = std::log(real(3)), l4 = std::log(real(4));
+  // {logits, temperature, top_k, u, the token, why}
   const std::vector<Draw> draws = {
       {{1, 3, 3, 0}, 0, 0, 0.9, 1, "temperature 0: the most probable, the lower id of a tie"},
       {{1, 3, 3, 0}, 1, 1, 0.99, 1, "top_k 1: the most probable, the lower id of a tie"},
       {{1, 3, 3, 0}, 1, 0, 0.1, 1, "equal logits: the lower id first"},
-      {{l1, l2, l3, l4}, 1, 0, 0.05, 3, "probabilities .1 .2 .3 .4, ordered 3 2 1 0: u .05 is in token 3's [0, .4)"},
+      {{l1, l2, l3, l4}, 1, 0, 0.05, 3, "probabilities .1 .2 .3 .4, ordered 3 2 1 0: u .05 is in 3's [0, .4)"},
       {{l1, l2, l3, l4}, 1, 0, 0.5, 2, "probabilities .1 .2 .3 .4: u .5 is in token 2's [.4, .7)"},
       {{l1, l2, l3, l4}, 1, 0, 0.95, 0, "probabilities .1 .2 .3 .4: u .95 is in token 0's [.9, 1)"},
-      {{l1, l2, l3, l4}, 2, 0, 0.65, 1,
-       "temperature 2: p proportional to sqrt(1 2 3 4), token 1's interval [.607, .837) holds u .65"},
+      {{l1, l2, l3, l4}, 2, 0, 0.65, 1, "temperature 2: p as sqrt(1 2 3 4), u .65 in token 1's [.607, .837)"},
       {{l1, l2, l3, l4}, 1, 2, 0.8, 2, "top_k 2: tokens 3 and 2 kept, 4/7 and 3/7, so u .8 is token 2's"},
-      {{0, 0, 0, 0}, 1, 0, 0.5, 2, "four equal logits: u .5 is where token 1's interval ends and token 2's begins"},
+      {{0, 0, 0, 0}, 1, 0, 0.5, 2, "four equal logits: u .5 is where token 1's interval ends and 2's begins"},
       {{0, 0, 0, 0}, 1, 0, 0, 0, "u 0: the first token"},
-      {{2, 1, 2, 1, 0}, 1, 3, 0.95, 1,
-       "top_k 3 among tied logits: tokens 0 2 1 kept (the lower id of the tied 1s), u .95 is token 1's"},
-      {{1000, 999, 998}, 1, 0, 0.3, 0,
-       "logits near 1000: exp overflows unless the largest is subtracted first; u .3 is token 0's [0, .665)"},
-      {{-1000, 400, 399}, 0.5, 0, 0.95, 2, "logits / 0.5 near 800: exp overflows without the shift; u .95 is token 2's"},
+      {{2, 1, 2, 1, 0}, 1, 3, 0.95, 1, "top_k 3 of tied logits: 0 2 1 kept (the lower id), u .95 is 1's"},
+      {{1000, 999, 998}, 1, 0, 0.3, 0, "logits near 1000: exp overflows unless the largest is subtracted"},
+      {{-1000, 400, 399}, 0.5, 0, 0.95, 2, "logits / 0.5 near 800: exp overflows without the shift"},
   };
   for (const Draw& d : draws) {
     Tensor logits({static_cast<int64_t>(d.logits.size())}, d.logits);
@@ -251,8 +257,8 @@ void check_sample_token(const Impl14& impl) {
                            std::to_string(d.top_k) + ", u " + num(d.u);
     const int64_t got = impl.sample_token(logits, d.temperature, d.top_k, d.u);
     if (got != d.expected)
-      wrong("sample_token (" + d.why + "): expected token " + std::to_string(d.expected) + ", got " + std::to_string(got) +
-            "\n  input: " + in);
+      wrong("sample_token (" + d.why + "): expected token " + std::to_string(d.expected) + ", got " +
+            std::to_string(got) + "\n  input: " + in);
   }
   // Frequencies over evenly spaced u: each kept token's share of the 20000 draws is its
   // probability to within 2 / 20000 (an interval of length p holds p N +- 1 of the points).
@@ -275,16 +281,17 @@ void check_sample_token(const Impl14& impl) {
     for (int64_t i = 0; i < N; ++i) {
       const int64_t t = impl.sample_token(logits, temperature, k, (static_cast<real>(i) + real(0.5)) / N);
       if (t < 0 || t >= V)
-        wrong("sample_token: token " + std::to_string(t) + " is not one of the " + std::to_string(V) + " ids\n  input: " +
-              describe("logits", logits));
+        wrong("sample_token: token " + std::to_string(t) + " is not one of the " + std::to_string(V) +
+              " ids\n  input: " + describe("logits", logits));
       ++count[static_cast<size_t>(t)];
     }
     for (int64_t i = 0; i < V; ++i) {
       const real freq = static_cast<real>(count[static_cast<size_t>(i)]) / N, prob = p[static_cast<size_t>(i)] / total;
       if (std::fabs(freq - prob) > real(2) / N)
         wrong("sample_token (frequencies over 20000 evenly spaced u): token " + std::to_string(i) + " drawn " +
-              std::to_string(count[static_cast<size_t>(i)]) + " times, a share of " + num(freq) + ", its probability is " +
-              num(prob) + "\n  input: " + describe("logits", logits) + ", temperature 0.8, top_k 4");
+              std::to_string(count[static_cast<size_t>(i)]) + " times, a share of " + num(freq) +
+              ", its probability is " + num(prob) + "\n  input: " + describe("logits", logits) +
+              ", temperature 0.8, top_k 4");
     }
   }
   // heed's own sampler: a model whose output weight is zero and whose bias is the logits, one
@@ -320,7 +327,8 @@ void check_sample_token(const Impl14& impl) {
                "logits {0.5 -1 2}, temperature -0.5");
   expect_error([&] { impl.sample_token(logits, std::numeric_limits<real>::quiet_NaN(), 0, 0.5); },
                "sample_token with temperature NaN", "logits {0.5 -1 2}, temperature nan");
-  expect_error([&] { impl.sample_token(logits, 1, -1, 0.5); }, "sample_token with top_k -1", "logits {0.5 -1 2}, top_k -1");
+  expect_error([&] { impl.sample_token(logits, 1, -1, 0.5); }, "sample_token with top_k -1",
+               "logits {0.5 -1 2}, top_k -1");
 }
 
 }  // namespace
@@ -333,7 +341,7 @@ std::vector<Exercise> exercises_14(const Impl14& impl) {
   };
 }
 
-static Register reg({"14", "exercises/14_induction_heads", "student", [] { return exercises_14(HEED_IMPL_14(heed::student)); },
-                     kForbidden14});
+static Register reg({"14", "exercises/14_induction_heads", "student",
+                     [] { return exercises_14(HEED_IMPL_14(heed::student)); }, kForbidden14});
 
 }  // namespace heed::check

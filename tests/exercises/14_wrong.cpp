@@ -68,9 +68,7 @@ real induction_range_shifted(const Tensor& weights, int64_t n) {
   return sum / static_cast<real>(n);
 }
 // Divided by the 2n positions after <bos> instead of the n terms.
-real induction_divided_by_2n(const Tensor& weights, int64_t n) {
-  return solution::induction_score(weights, n) / 2;
-}
+real induction_divided_by_2n(const Tensor& weights, int64_t n) { return solution::induction_score(weights, n) / 2; }
 // Averaged over every row from n+1 to the end, the padding rows after the sequence included.
 real induction_to_the_end(const Tensor& weights, int64_t n) {
   solution::induction_score(weights, n);
@@ -108,13 +106,21 @@ int64_t draw(const Tensor& logits, real temperature, int64_t top_k, real u, bool
   return order[static_cast<size_t>(k - 1)];
 }
 // exp(l / T) without subtracting the largest logit first: it overflows near 710.
-int64_t sample_no_shift(const Tensor& l, real t, int64_t k, real u) { return draw(l, t, k, u, false, false, false, true); }
+int64_t sample_no_shift(const Tensor& l, real t, int64_t k, real u) {
+  return draw(l, t, k, u, false, false, false, true);
+}
 // Equal logits ordered the higher id first (a sort that is not stable, or >= for >).
-int64_t sample_ties_higher_id(const Tensor& l, real t, int64_t k, real u) { return draw(l, t, k, u, true, true, false, true); }
+int64_t sample_ties_higher_id(const Tensor& l, real t, int64_t k, real u) {
+  return draw(l, t, k, u, true, true, false, true);
+}
 // u * total <= cumulative: the token whose interval ends at u * total, not the one beginning there.
-int64_t sample_at_or_below(const Tensor& l, real t, int64_t k, real u) { return draw(l, t, k, u, true, false, true, true); }
+int64_t sample_at_or_below(const Tensor& l, real t, int64_t k, real u) {
+  return draw(l, t, k, u, true, false, true, true);
+}
 // top_k ignored: every token kept.
-int64_t sample_all_tokens(const Tensor& l, real t, int64_t k, real u) { return draw(l, t, k, u, true, false, false, false); }
+int64_t sample_all_tokens(const Tensor& l, real t, int64_t k, real u) {
+  return draw(l, t, k, u, true, false, false, false);
+}
 
 Impl14 solution() { return HEED_IMPL_14(heed::solution); }
 template <class F>
@@ -129,10 +135,10 @@ std::function<std::vector<Exercise>()> with(F change) {
 Register sol({"14", "exercises/14_induction_heads", "solution", [] { return exercises_14(solution()); }});
 RegisterWrong w1({"14", "causal_mask", "position t sees t+1", with([](Impl14& i) { i.causal_mask = mask_sees_next; }),
                   "a position sees a later one"});
-RegisterWrong w2({"14", "causal_mask", "transposed: the future, not the past", with([](Impl14& i) { i.causal_mask = mask_transposed; }),
-                  "a position sees a later one"});
-RegisterWrong w3({"14", "causal_mask", "off by one: t does not see itself", with([](Impl14& i) { i.causal_mask = mask_not_itself; }),
-                  "against heed's decoder mask"});
+RegisterWrong w2({"14", "causal_mask", "transposed: the future, not the past",
+                  with([](Impl14& i) { i.causal_mask = mask_transposed; }), "a position sees a later one"});
+RegisterWrong w3({"14", "causal_mask", "off by one: t does not see itself",
+                  with([](Impl14& i) { i.causal_mask = mask_not_itself; }), "against heed's decoder mask"});
 RegisterWrong w4({"14", "causal_mask", "padding ignored", with([](Impl14& i) { i.causal_mask = mask_ignores_padding; }),
                   "against heed's decoder mask"});
 RegisterWrong w5({"14", "causal_mask", "padded queries see nothing (chapter 12's rule)",
@@ -141,16 +147,16 @@ RegisterWrong w6({"14", "induction_score", "t-n, the same symbol, not the one af
                   with([](Impl14& i) { i.induction_score = induction_same_symbol; }), "a perfect induction head"});
 RegisterWrong w7({"14", "induction_score", "averaged over t = n .. 2n-1",
                   with([](Impl14& i) { i.induction_score = induction_range_shifted; }), "a perfect induction head"});
-RegisterWrong w8({"14", "induction_score", "divided by 2n", with([](Impl14& i) { i.induction_score = induction_divided_by_2n; }),
-                  "a perfect induction head"});
+RegisterWrong w8({"14", "induction_score", "divided by 2n",
+                  with([](Impl14& i) { i.induction_score = induction_divided_by_2n; }), "a perfect induction head"});
 RegisterWrong w9({"14", "induction_score", "averaged to the last row, padding included",
                   with([](Impl14& i) { i.induction_score = induction_to_the_end; }), "random weights"});
 RegisterWrong w10({"14", "sample_token", "no max shift", with([](Impl14& i) { i.sample_token = sample_no_shift; }),
                    "exp overflows"});
 RegisterWrong w11({"14", "sample_token", "equal logits: the higher id first",
                    with([](Impl14& i) { i.sample_token = sample_ties_higher_id; }), "the lower id of a tie"});
-RegisterWrong w12({"14", "sample_token", "<= where < belongs", with([](Impl14& i) { i.sample_token = sample_at_or_below; }),
-                   "where token 1's interval ends"});
+RegisterWrong w12({"14", "sample_token", "<= where < belongs",
+                   with([](Impl14& i) { i.sample_token = sample_at_or_below; }), "where token 1's interval ends"});
 RegisterWrong w13({"14", "sample_token", "top_k ignored", with([](Impl14& i) { i.sample_token = sample_all_tokens; }),
                    "top_k 1"});
 
