@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "models/heads.h"
 #include "models/train.h"
 #include "models/watch.h"
 #include "tools/args.h"
@@ -81,9 +82,13 @@ class Watcher {
 
  private:
   void draw(const FilmFrame& frame);
+  Film& film();  // the one of the two makers below
+  const FilmFrame* take_start(const Model& model, int64_t step);
+  const FilmFrame* take_step(const Model& model, const Progress& p);
 
   WatchPlan plan_;
-  FilmMaker maker_;
+  std::optional<FilmMaker> maker_;      // an encoder-decoder model's film, or
+  std::optional<HeadFilmMaker> heads_;  // a decoder-only model's (models/heads.h)
   bool terminal_ = false;  // --watch, and stdout is a terminal
   bool progress_ = false;  // ... and so is stderr: on_step draws the progress line
   int drawn_lines_ = 0;  // terminal lines of the last drawing
