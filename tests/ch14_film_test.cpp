@@ -39,7 +39,8 @@ namespace {
 // is a segment of 5 symbols and its repeat, 11 positions with BOS.
 const std::string kModel =
     "--model decoder --task repeat --attention-only --layers 2 --heads 2 --embed 16 --vocab 8 --min-len 4 --max-len 6 ";
-const std::string kRun = "train " + kModel + "--batch 16 --steps 200 --eval-samples 10 --watch-every 50";
+const std::string kPlain = "train " + kModel + "--batch 16 --steps 200 --eval-samples 10";
+const std::string kRun = kPlain + " --watch-every 50";
 const char* const kShows = "decoder self-attention, layer 1 (of 0-1), head 0 (of 0-1)";
 
 // The model a checkpoint holds, built from its own metadata.
@@ -173,6 +174,9 @@ TEST_SUITE("ch14_film") {
     REQUIRE(r.status == 0);
     const std::string page = slurp(film);
     CHECK(page.find("\"steps\":[0,50,100,150,200]") != std::string::npos);
+    // Filming only reads the model: the same run without a film (and never stopped) saves the same bytes.
+    REQUIRE(s.heed(kPlain + " --save " + s.path("straight.safetensors")).status == 0);
+    CHECK(slurp(s.path("straight.safetensors")) == slurp(m));
     CHECK(page.find(std::string("<title>decoder-only model, ") + kShows + ", learning repeat</title>") !=
           std::string::npos);
     CHECK(page.find("induction score, layer 1, head 0</text>") != std::string::npos);  // the lower curve's title
