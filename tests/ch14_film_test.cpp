@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -22,9 +23,10 @@
 #include "models/heads.h"
 #include "nn/checkpoint.h"
 #include "tests/attention_matrix.h"
-#include "tests/chapter_check.h"  // build_dir
+#include "tests/chapter_check.h"  // build_dir, runner
 #include "tests/heed_cli.h"
 #include "tests/precision.h"
+#include "tests/tools.h"
 #include "viz/film.h"
 
 using namespace heed;
@@ -283,6 +285,24 @@ TEST_SUITE("ch14_film") {
       CHECK(picture.find(label) != std::string::npos);
     }
     CHECK(picture.find("position looked at") != std::string::npos);
+  }
+
+  TEST_CASE("heed train --model decoder --watch: the terminal view draws the head, its scores above it") {
+    if (test::tools_missing({"script", "stty"}, "the terminal test (a faked terminal)", "apt-get install util-linux coreutils")) return;
+    Scratch s("decoder-watch-tty");
+    std::string cmd = "script -qec 'stty rows 40 cols 120; " + runner() + build_dir() + "/heed train " + kModel +
+                      "--batch 8 --steps 20 --eval-samples 5 --watch --watch-every 10 --head 1' /dev/null >" +
+                      s.path("tty.txt") + " 2>&1";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    const std::string tty = slurp(s.path("tty.txt"));
+    for (const char* step : {"step 0  \u00b7  loss \u2013  \u00b7  layer 1 head 1: induction ", "step 20  \u00b7  loss "}) {
+      const size_t at = tty.find(step);
+      REQUIRE(at != std::string::npos);
+      const size_t next = tty.find('\n', at) + 1;
+      const std::string line = tty.substr(next, tty.find('\n', next) - next);
+      INFO(line);
+      CHECK(line.find("decoder self-attention, layer 1 (of 0-1), head 1 (of 0-1) of the fixed sequence:") == 0);
+    }
   }
 
   TEST_CASE("the film and the pictures of a decoder: what does not apply is refused in one line, status 2") {
