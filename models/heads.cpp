@@ -1,9 +1,12 @@
 #include "models/heads.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "autograd/functions.h"
+#include "tensor/math.h"
 
 namespace heed {
 
@@ -104,6 +107,148 @@ std::vector<HeadAblation> ablate_each_head(DecoderModel& model, const RepeatTask
     for (int64_t h = 0; h < model.config().heads; ++h)
       out.push_back({l, h, ablated_halves_loss(model, {{l, h}}, task, samples, seed)});
   return out;
+}
+
+std::vector<std::vector<real>> head_matrix(const Tensor& weights, int64_t b, int64_t head) {
+  const Shape& s = weights.shape();
+  if (s.size() != 4) throw Error("heads: weights " + shape_str(s) + " are not (B, h, R, C)");
+  const int64_t B = s[0], H = s[1], R = s[2], C = s[3];
+  if (b < 0 || b >= B || head < -1 || head >= H)
+    throw Error("heads: sequence " + std::to_string(b) + ", head " + std::to_string(head) + " of weights " +
+                shape_str(s));
+  std::vector<std::vector<real>> m(static_cast<size_t>(R), std::vector<real>(static_cast<size_t>(C), 0));
+  for (int64_t k = 0; k < H; ++k) {
+    if (head >= 0 && k != head) continue;
+    const real* w = weights.data() + (b * H + k) * R * C;  // head k's (R, C)
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t c = 0; c < C; ++c) m[r][c] += w[r * C + c];
+  }
+  if (head < 0)
+    for (auto& row : m)
+      for (real& x : row) x /= static_cast<real>(H);
+  return m;
+}
+
+namespace {
+
+// The first step whose value passes `passes`, or -1.
+template <class Passes>
+int64_t first_step(const char* fn, const std::vector<int64_t>& steps, const std::vector<real>& values, Passes passes) {
+  if (steps.size() != values.size())
+    throw Error(std::string(fn) + ": " + std::to_string(steps.size()) + " steps but " + std::to_string(values.size()) +
+                " values");
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (passes(values[i])) return steps[i];  // a NaN passes neither comparison
+  return -1;
+}
+
+}  // namespace
+
+int64_t first_step_reaching(const std::vector<int64_t>& steps, const std::vector<real>& values, real level) {
+  return first_step("first_step_reaching", steps, values, [level](real v) { return v >= level; });
+}
+
+int64_t first_step_below(const std::vector<int64_t>& steps, const std::vector<real>& values, real level) {
+  return first_step("first_step_below", steps, values, [level](real v) { return v < level; });
+}
+
+Example film_sequence(const RepeatTask& task, uint64_t seed) {
+  Generator gen(seed);
+  return task.sample(gen, (task.min_len() + task.max_len()) / 2);
+}
+
+HeadFilmMaker::HeadFilmMaker(const RepeatTask& task, const ModelConfig& config, int64_t layer, int64_t head,
+                             int64_t every, int64_t held_out, uint64_t seed)
+    : task_(task), layers_(config.layers), heads_(config.heads), layer_(layer), head_(head), every_(every),
+      held_out_(held_out), seed_(seed) {
+  if (!config.is_decoder()) throw Error("film: the heads' film is of a decoder-only model, not " + config.model);
+  if (layer < 0 || layer >= layers_ || head < -1 || head >= heads_)
+    throw Error("film: layer " + std::to_string(layer) + " head " + std::to_string(head) + " is not in a model of " +
+                std::to_string(layers_) + " layers of " + std::to_string(heads_) + " heads");
+  if (every < 1) throw Error("film: snapshots every " + std::to_string(every) + " steps; must be at least 1");
+  if (held_out < 1) throw Error("film: the held-out sample needs at least one sequence");
+  const Example e = film_sequence(task);
+  ids_.push_back(Vocab::kBos);
+  ids_.insert(ids_.end(), e.tgt.begin(), e.tgt.end());  // BOS s s: the decoder's input
+  for (int64_t id : ids_) film_.source.push_back(task.tgt_vocab().token(id));
+  film_.reference = film_.source;  // rows and columns: the same positions
+  const std::string which = "layer " + std::to_string(layer) + (head < 0 ? ", mean of its heads" : ", head " + std::to_string(head));
+  film_.curve = "induction score, " + which;
+  film_.across = "position looked at";
+  film_.down = "position predicting the next";
+  const std::string n = std::to_string(e.src.size());
+  film_.hint = "A segment of " + n + " symbols, then the same again, attending to itself (" + which +
+               "): row t is the position predicting the next symbol, column j a position it looks at (only "
+               "j <= t: the mask is causal); darker cells got more attention. A previous-token head lights up "
+               "the diagonal just below the main one. An induction head lights up, in the second copy, the "
+               "diagonal " + std::to_string(e.src.size() - 1) + " below the main one: each symbol of the repeat "
+               "looks at the symbol that followed it the first time, the one to predict. Drag the slider, use "
+               "the arrow keys on it, or press play.";
+  film_.columns = {"in_context_loss", "log_v"};
+  for (int64_t l = 0; l < layers_; ++l)
+    for (int64_t k = 0; k < heads_; ++k)
+      for (const char* score : {"previous_token", "induction"})
+        film_.columns.push_back("layer" + std::to_string(l) + "_head" + std::to_string(k) + "_" + score);
+}
+
+FilmFrame HeadFilmMaker::take(const DecoderModel& model, int64_t step, real loss) const {
+  FilmFrame f;
+  f.step = step;
+  f.loss = loss;
+  f.output = film_.source;
+  {
+    NoGradGuard no_grad;
+    std::vector<Var> weights;  // one (1, h, T, T) per layer
+    const int64_t T = static_cast<int64_t>(ids_.size());
+    model.hidden(ids_, 1, T, {T}, &weights);
+    f.weights = head_matrix(weights[static_cast<size_t>(layer_)].value(), 0, head_);
+  }
+  const std::vector<HeadScore> scores = head_scores(model, task_, held_out_, seed_);
+  const HalvesLoss halves = repeat_halves_loss(model, task_, held_out_, seed_);
+  const real log_v = math::log(static_cast<real>(task_.num_symbols()));
+  // The chosen head's scores: its own, or the mean of its layer's (the scores of the mean matrix).
+  real previous = 0, induction = 0;
+  for (const HeadScore& s : scores)
+    if (s.layer == layer_ && (head_ < 0 || s.head == head_)) {
+      previous += s.previous_token;
+      induction += s.induction;
+    }
+  if (head_ < 0) {
+    previous /= static_cast<real>(heads_);
+    induction /= static_cast<real>(heads_);
+  }
+  f.exact = induction;
+  f.values = {halves.in_context, log_v};
+  for (const HeadScore& s : scores) {
+    f.values.push_back(s.previous_token);
+    f.values.push_back(s.induction);
+  }
+  char loss_text[32] = "\u2013", note[240];  // no loss before the first step
+  if (std::isfinite(loss)) std::snprintf(loss_text, sizeof loss_text, "%.4f", loss);
+  const std::string which =
+      "layer " + std::to_string(layer_) + (head_ < 0 ? " mean of heads" : " head " + std::to_string(head_));
+  std::snprintf(note, sizeof note,
+                "step %lld  \u00b7  loss %s  \u00b7  %s: induction %.2f, previous-token %.2f  \u00b7  in-context "
+                "loss %.3f (%.0f %% of log V)",
+                static_cast<long long>(step), loss_text, which.c_str(), induction, previous, halves.in_context,
+                100 * halves.in_context / log_v);
+  f.note = note;
+  return f;
+}
+
+const FilmFrame* HeadFilmMaker::start(const DecoderModel& model, int64_t step) {
+  film_.frames.push_back(take(model, step, NAN));
+  return &film_.frames.back();
+}
+
+const FilmFrame* HeadFilmMaker::on_step(const DecoderModel& model, const Progress& p) {
+  loss_sum_ += p.loss;
+  ++losses_;
+  if (p.step % every_ != 0 && p.step != p.steps) return nullptr;
+  film_.frames.push_back(take(model, p.step, loss_sum_ / static_cast<real>(losses_)));
+  loss_sum_ = 0;
+  losses_ = 0;
+  return &film_.frames.back();
 }
 
 }  // namespace heed

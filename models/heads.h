@@ -28,8 +28,12 @@
 #include <cstdint>
 #include <vector>
 
+#include <string>
+
 #include "models/decoder_model.h"
 #include "models/tasks.h"
+#include "models/train.h"
+#include "viz/film.h"
 
 namespace heed {
 
@@ -83,5 +87,70 @@ struct HeadAblation {
 };
 std::vector<HeadAblation> ablate_each_head(DecoderModel& model, const RepeatTask& task, int64_t samples,
                                            uint64_t seed);
+
+// One head's (R, C) matrix of the sequence `b` from one layer's weights (B, h, R, C), as the
+// pictures draw it: head's own, or for head -1 the mean over the layer's heads (summed in order
+// of head, then divided by h). (R = C = T for a self-attention.)
+// REQUIRES: 0 <= b < B, -1 <= head < h (else heed::Error).
+std::vector<std::vector<real>> head_matrix(const Tensor& weights, int64_t b, int64_t head);
+
+// ---- The phase change: watching the heads form (heed train --model decoder --film) ----------
+//
+// Olsson et al. 2022 see the induction heads form abruptly, at the same step as the loss on
+// repeated text drops. Two series of a training run (the film's snapshots) say when each
+// happened: a head's induction score first reaching one half, and the in-context loss (the
+// repeated copy from its 2nd symbol) first falling below a fraction of log V, the loss of a
+// model that knows nothing.
+
+// The first of `steps` whose value is at least `level` (for a score), or -1 when none is. NaN
+// counts as never. REQUIRES: steps and values of one length (else heed::Error).
+int64_t first_step_reaching(const std::vector<int64_t>& steps, const std::vector<real>& values, real level);
+// The first of `steps` whose value is below `level` (for a loss), or -1 when none is.
+int64_t first_step_below(const std::vector<int64_t>& steps, const std::vector<real>& values, real level);
+
+// The levels chapter 14 sets side by side: a score of one half, a loss of half of log V.
+inline constexpr real kScoreLevel = 0.5;
+inline constexpr real kLossFractionOfLogV = 0.5;
+
+// The sequence the film of a decoder-only model shows: a segment of the task's middle length
+// ((min + max) / 2) drawn from Generator(seed), followed by its repeat. ids() is what the model
+// reads, BOS s_1 .. s_n s_1 .. s_n (T = 2n + 1 positions; the film's rows and columns).
+Example film_sequence(const RepeatTask& task, uint64_t seed = 4242);
+
+// Films a decoder-only model learning the repeat task, as FilmMaker (models/watch.h) films an
+// encoder-decoder one: a snapshot at step 0 (or where a resumed run starts), every `every` steps
+// and at the last. A frame holds
+//   weights  the film's sequence attending to itself, (T, T), causal: layer `layer`'s head
+//            `head` (-1: the mean of its heads), row t the position predicting, column j the
+//            position looked at;
+//   exact    that head's induction score (the lower curve: Film::curve names it);
+//   note     the step, the training loss, the head's induction and previous-token scores and
+//            the in-context loss against log V, the line the page shows for the frame;
+//   values   in_context_loss, log_v and every head's previous-token and induction score
+//            (Film::columns names them), for the phase change in numbers (film_csv).
+// The scores and the loss are measured on the same `held_out` sequences from Generator(seed)
+// at every snapshot (head_scores and repeat_halves_loss), not on the one sequence drawn.
+class HeadFilmMaker {
+ public:
+  // REQUIRES: config is the decoder's, 0 <= layer < layers, -1 <= head < heads, every >= 1,
+  // held_out >= 1 (else heed::Error).
+  HeadFilmMaker(const RepeatTask& task, const ModelConfig& config, int64_t layer, int64_t head, int64_t every,
+                int64_t held_out = 32, uint64_t seed = 4242);
+
+  const FilmFrame* start(const DecoderModel& model, int64_t step = 0);
+  const FilmFrame* on_step(const DecoderModel& model, const Progress& p);
+  FilmFrame take(const DecoderModel& model, int64_t step, real loss) const;
+  Film& film() { return film_; }  // source, reference, curve, hint and columns filled in
+  const std::vector<int64_t>& ids() const { return ids_; }
+
+ private:
+  const RepeatTask& task_;
+  int64_t layers_, heads_, layer_, head_, every_, held_out_;
+  uint64_t seed_;
+  std::vector<int64_t> ids_;
+  Film film_;
+  real loss_sum_ = 0;
+  int64_t losses_ = 0;
+};
 
 }  // namespace heed

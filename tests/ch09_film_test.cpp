@@ -45,9 +45,9 @@ Film two_frames() {
   film.caption = "made by hand";
   film.source = {"a", "b", "c"};
   film.reference = {"A", "B", "<eos>"};
-  FilmFrame flat{0, NAN, 0, {"x", "x", "x"}, {}};
+  FilmFrame flat{0, NAN, 0, {"x", "x", "x"}, {}, {}, {}};
   flat.weights.assign(3, std::vector<real>(3, 1.0 / 3));
-  FilmFrame sharp{100, 0.25, 1, {"A", "B", "<eos>"}, {{0.9, 0.05, 0.05}, {0.1, 0.8, 0.1}, {0.001, 0.002, 0.997}}};
+  FilmFrame sharp{100, 0.25, 1, {"A", "B", "<eos>"}, {{0.9, 0.05, 0.05}, {0.1, 0.8, 0.1}, {0.001, 0.002, 0.997}}, {}, {}};
   film.frames = {flat, sharp};
   return film;
 }
@@ -207,7 +207,7 @@ TEST_SUITE("ch09_attention_matrices") {
     for (int s = 0; s < 12; ++s) film.source.push_back("w" + std::to_string(s));
     for (int t = 0; t < 13; ++t) film.reference.push_back("o" + std::to_string(t));
     for (int k = 0; k <= 200; ++k) {
-      FilmFrame f{10 * k, static_cast<real>(1.0 / (k + 1)), static_cast<real>(k / 200.0), film.reference, {}};
+      FilmFrame f{10 * k, static_cast<real>(1.0 / (k + 1)), static_cast<real>(k / 200.0), film.reference, {}, {}, {}};
       f.weights.assign(13, std::vector<real>(12, 0.123));
       film.frames.push_back(f);
     }

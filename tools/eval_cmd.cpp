@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -20,6 +22,7 @@
 #include "tensor/math.h"
 #include "tools/common.h"
 #include "tools/heads.h"  // --attention, --layer, --head
+#include "viz/film.h"
 #include "viz/heatmap.h"
 #include "viz/html.h"
 #include "viz/svg.h"
@@ -50,7 +53,18 @@ const char* kEvalHelp =
     "  --heads            also score every layer and head: its previous-token score (attention\n"
     "                     from t to t-1), its induction score (from the second copy's s_k to the\n"
     "                     first copy's s_k+1), and the repeated copy's loss with that head's\n"
-    "                     output zeroed (models/heads.h)\n";
+    "                     output zeroed (models/heads.h)\n"
+    "  --svg FILE         with --heads: also draw every layer's and head's attention on one repeat\n"
+    "                     sequence (the one heed train --film shows) as one grid, layers down and\n"
+    "                     heads across, each panel titled by its two scores\n"
+    "\n"
+    "usage: heed eval --film FILE [--csv FILE]\n"
+    "\n"
+    "The phase change of a film heed train --model decoder --film wrote: the step at which the\n"
+    "in-context loss first fell below half of log V, and the step at which each head's induction\n"
+    "score first reached 0.5 (Olsson et al. 2022 see the two together).\n"
+    "  --csv FILE         also write every snapshot's numbers as CSV to plot: step, training loss,\n"
+    "                     in-context loss, log V, and each head's previous-token and induction score\n";
 
 const char* kPredictHelp =
     "usage: heed predict --load FILE [flags] \"SOURCE TOKENS\"\n"
@@ -111,15 +125,85 @@ Json matrix_json(const std::vector<std::vector<real>>& m) {
   return Json(rows);
 }
 
+// heed eval --film FILE [--csv FILE]: the phase change read off a decoder-only model's film.
+int eval_film(const Args& a) {
+  for (const char* flag : {"--load", "--lengths", "--samples", "--seed", "--data", "--svg"})
+    if (a.has(flag)) throw a.error(std::string(flag) + " does not apply to --film: the film holds the numbers");
+  if (a.has("--heads") || a.has("--json")) throw a.error(std::string(a.has("--heads") ? "--heads" : "--json") +
+                                                         " does not apply to --film");
+  const std::string path = a.text("--film", ""), csv = a.text("--csv", "");
+  check_no_collisions({{"--film", path, false}, {"--csv", csv, true}}, "heed eval");
+  if (!csv.empty()) check_writable(csv);
+  Film film;
+  try {
+    check_regular_input(path, "read");
+    std::ifstream in(path, std::ios::binary);
+    film = read_film(std::string(std::istreambuf_iterator<char>(in), {}));
+  } catch (const Error& e) {
+    throw a.error("--film " + path + ": " + e.what());
+  }
+  const std::vector<std::string>& cols = film.columns;
+  if (cols.size() < 2 || cols[0] != "in_context_loss" || cols[1] != "log_v")
+    throw a.error("--film " + path + ": the film keeps no head scores (only heed train --model decoder --film "
+                  "writes them)");
+  std::vector<int64_t> steps;
+  for (const FilmFrame& f : film.frames) steps.push_back(f.step);
+  auto column = [&](size_t c) {
+    std::vector<real> v;
+    for (const FilmFrame& f : film.frames) v.push_back(f.values[c]);
+    return v;
+  };
+  const std::vector<real> loss = column(0);
+  const real log_v = film.frames.front().values[1], level = kLossFractionOfLogV * log_v;
+  std::printf("%s: %zu snapshots, steps %lld to %lld (%s)\n", terminal_safe(path).c_str(), film.frames.size(),
+              static_cast<long long>(steps.front()), static_cast<long long>(steps.back()),
+              terminal_safe(film.shows).c_str());
+  auto when = [](int64_t step) { return step < 0 ? std::string("never") : "step " + std::to_string(step); };
+  const int64_t loss_step = first_step_below(steps, loss, level);
+  std::printf("in-context loss below half of log V (%.4f): %s (from %.4f at step %lld to %.4f at step %lld)\n", level,
+              when(loss_step).c_str(), loss.front(), static_cast<long long>(steps.front()), loss.back(),
+              static_cast<long long>(steps.back()));
+  std::printf("\nlayer  head  induction >= %.1f  (its score at the last snapshot)\n", kScoreLevel);
+  const std::string suffix = "_induction";
+  for (size_t c = 2; c < cols.size(); ++c) {
+    if (cols[c].size() < suffix.size() || cols[c].compare(cols[c].size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    long long layer = 0, head = 0;
+    if (std::sscanf(cols[c].c_str(), "layer%lld_head%lld", &layer, &head) != 2)
+      throw a.error("--film " + path + ": a column named '" + cols[c] + "'");
+    const std::vector<real> score = column(c);
+    std::printf("%5lld  %4lld  %16s  (%.3f)\n", layer, head, when(first_step_reaching(steps, score, kScoreLevel)).c_str(),
+                score.back());
+  }
+  if (!csv.empty()) {
+    write_text_file(csv, film_csv(film));
+    std::printf("wrote %s\n", terminal_safe(csv).c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_eval(const std::vector<std::string>& argv) {
-  Args a("eval", argv, {"--load", "--lengths", "--samples", "--seed", "--data"}, {"--json", "--heads", "--help"});
+  Args a("eval", argv, {"--load", "--lengths", "--samples", "--seed", "--data", "--svg", "--film", "--csv"},
+         {"--json", "--heads", "--help"});
   if (a.has("--help")) {
     std::fputs(kEvalHelp, stdout);
     return 0;
   }
+  if (a.has("--film")) return eval_film(a);
+  if (a.has("--csv")) throw a.error("--csv is for --film FILE (the numbers of a decoder-only model's film)");
   if (!a.has("--load")) throw a.error("--load FILE is required");
+  if (a.has("--svg") && !a.has("--heads")) throw a.error("--svg draws the heads: give --heads too");
+  check_no_collisions({{"--load", a.text("--load", ""), false}, {"--svg", a.text("--svg", ""), true}}, "heed eval");
+  if (a.has("--svg")) {
+    std::error_code ec;
+    const std::string svg = a.text("--svg", "");
+    if (std::filesystem::is_directory(svg, ec))
+      throw a.error("--svg " + svg + ": is a folder; give a file name, e.g. " +
+                    (std::filesystem::path(svg) / "heads.svg").string());
+    check_writable(svg);  // before any work
+  }
   check_no_collisions({{"--load", a.text("--load", ""), false}, {"--data", a.text("--data", ""), false}}, "heed eval");
   LoadedModel m = load_model(a.text("--load", ""));
   check_task_vocab(m, a.text("--load", ""));  // the sequences come from the task
@@ -205,6 +289,36 @@ int cmd_eval(const std::vector<std::string>& argv) {
       }
       std::printf("(no head zeroed: %.4f and %.4f)\n", h.repeated, h.in_context);
       j.set("heads", Json(rows));
+      if (a.has("--svg")) {
+        // Every layer's and head's matrix of the film's sequence, one panel each, titled by the
+        // head's scores (over the sequences above, not this one alone).
+        const Example e = film_sequence(*repeat);
+        std::vector<int64_t> ids = {Vocab::kBos};
+        ids.insert(ids.end(), e.tgt.begin(), e.tgt.end());
+        std::vector<std::string> tokens;
+        for (int64_t id : ids) tokens.push_back(m.tgt_vocab.token(id));
+        const int64_t T = static_cast<int64_t>(ids.size());
+        std::vector<Var> weights;
+        {
+          NoGradGuard no_grad;
+          model.hidden(ids, 1, T, {T}, &weights);
+        }
+        std::vector<std::vector<HeatmapPanel>> grid(weights.size());
+        for (const HeadScore& sc : scores) {
+          char label[120];
+          std::snprintf(label, sizeof label, "layer %lld, head %lld: induction %.2f, previous-token %.2f",
+                        static_cast<long long>(sc.layer), static_cast<long long>(sc.head), sc.induction,
+                        sc.previous_token);
+          grid[static_cast<size_t>(sc.layer)].push_back(
+              {label, head_matrix(weights[static_cast<size_t>(sc.layer)].value(), 0, sc.head)});
+        }
+        const std::string title = "repeat: " + m.model->config().describe() + ", every layer and head on a segment of " +
+                                  std::to_string(e.src.size()) + " symbols and its repeat (scores over " +
+                                  std::to_string(samples) + " sequences)";
+        write_text_file(a.text("--svg", ""), svg_heatmap_grid(tokens, tokens, grid, title,
+                                                             {"position looked at", "position predicting the next"}));
+        std::printf("wrote %s\n", terminal_safe(a.text("--svg", "")).c_str());
+      }
     }
     if (a.has("--json")) std::printf("%s\n", j.dump().c_str());
     return 0;

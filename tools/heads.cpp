@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "models/heads.h"  // head_matrix
+
 namespace heed {
 
 std::string HeadChoice::describe() const {
@@ -31,12 +33,12 @@ std::string attention_kind(const Args& a) {
 }
 
 HeadChoice choose_heads(const Args& a, const ModelConfig& c, const std::string& kind, bool all_heads) {
-  if (!c.is_transformer()) {
+  if (!c.has_layers()) {
     std::string flag = a.has("--attention") ? "--attention" : a.has("--layer") ? "--layer" : "--head";
     throw a.error(flag + " " + a.text(flag, "") + ": the " + c.model + " model " +
                   (c.kind() == ModelKind::kPlain ? "has no attention" : "attends once per output step") +
                   ", with no layers or heads to choose from; --attention, --layer and --head are for --model "
-                  "transformer");
+                  "transformer and --model decoder");
   }
   HeadChoice h;
   h.kind = kind;
@@ -53,7 +55,7 @@ HeadChoice choose_heads(const Args& a, const ModelConfig& c, const std::string& 
                     (flag == "--head" ? " (or all)" : ""));
     return static_cast<int64_t>(std::stoll(text));
   };
-  const std::string stack = kind == "encoder" ? "encoder layers" : "decoder layers";
+  const std::string stack = c.is_decoder() ? "layers" : kind == "encoder" ? "encoder layers" : "decoder layers";
   h.layer = a.has("--layer") ? number("--layer", c.layers, stack) : all_heads ? -1 : c.layers - 1;
   if (a.has("--head") && !all_heads) h.head = number("--head", c.heads, "heads in each layer");
   return h;
@@ -65,20 +67,7 @@ std::vector<std::vector<HeatmapPanel>> head_panels(const TransformerAttentionMap
   for (int64_t l = 0; l < h.layers; ++l) {
     if (h.layer >= 0 && l != h.layer) continue;
     const Tensor& w = per_layer[static_cast<size_t>(l)];  // (1, heads, R, C)
-    const int64_t R = w.shape()[2], C = w.shape()[3];
-    // Head k's weight of row r on column c, or their mean over the heads for k = -1.
-    auto matrix = [&](int64_t k) {
-      std::vector<std::vector<real>> m(static_cast<size_t>(R), std::vector<real>(static_cast<size_t>(C), 0));
-      for (int64_t head = 0; head < h.heads; ++head) {
-        if (k >= 0 && head != k) continue;
-        for (int64_t r = 0; r < R; ++r)
-          for (int64_t col = 0; col < C; ++col) m[r][col] += w[(head * R + r) * C + col];
-      }
-      if (k < 0)
-        for (auto& row : m)
-          for (real& x : row) x /= static_cast<real>(h.heads);
-      return m;
-    };
+    auto matrix = [&](int64_t k) { return head_matrix(w, 0, k); };  // head k's, or for -1 their mean
     const std::string name = "layer " + std::to_string(l);
     std::vector<HeatmapPanel> row;
     if (h.all_heads) {

@@ -14,6 +14,8 @@
 #include "io/atomic_file.h"
 #include "io/paths.h"
 #include "io/utf8.h"
+#include "models/decoder_model.h"
+#include "models/heads.h"
 #include "models/transformer.h"
 #include "tools/common.h"  // format_duration
 #include "viz/heatmap.h"
@@ -60,9 +62,6 @@ WatchPlan parse_watch_flags(const Args& a, const std::string& model) {
     throw a.error(std::string(plan.film.empty() ? "--watch" : "--film") +
                   ": the plain model has no attention matrix to show (it reads only the encoder's last state); "
                   "choose --model additive, general, dot, scaled, cosine or location");
-  if (plan.any() && model == "decoder")  // its self-attention has no source to show attention over
-    throw a.error(std::string(plan.film.empty() ? "--watch" : "--film") +
-                  ": the film shows attention over a source, and --model decoder reads none (not yet supported)");
   return plan;
 }
 
@@ -71,10 +70,23 @@ void choose_film_heads(const Args& a, const ModelConfig& c, WatchPlan& plan) {
   const std::string flag = a.has("--attention") ? "--attention" : a.has("--layer") ? "--layer" : "--head";
   const std::string given = flag + " " + a.text(flag, "");
   if (!plan.any())
-    throw a.error(given + ": heed train draws a chosen layer and head only with --film FILE or --watch; "
-                  "heed predict --load FILE " + given + " draws it from a saved model");
-  const std::string kind = attention_kind(a);
+    throw a.error(given + ": heed train draws a chosen layer and head only with --film FILE or --watch; " +
+                  (c.is_decoder() ? std::string("heed eval --load FILE --heads --svg FILE draws every head")
+                                  : "heed predict --load FILE " + given + " draws it") +
+                  " from a saved model");
+  const std::string kind = c.is_decoder() && !a.has("--attention") ? "decoder" : attention_kind(a);
   const bool all_heads = a.text("--head", "") == "all";
+  if (c.is_decoder()) {  // one attention to film: the causal self-attention, the sequence over itself
+    if (kind != "decoder")
+      throw a.error("--attention " + kind + ": --model decoder has one attention, its causal self-attention; give "
+                    "--attention decoder or leave --attention out");
+    if (all_heads)
+      throw a.error("--head all: --film and --watch draw one matrix per snapshot, so give --head K, numbered 0 to " +
+                    std::to_string(c.heads - 1) + " (or leave --head out for their mean); heed eval --load FILE "
+                    "--heads --svg FILE draws every head as one grid from the saved model");
+    plan.heads = choose_heads(a, c, kind, false);
+    return;
+  }
   HeadChoice h = choose_heads(a, c, kind, all_heads);  // a recurrent model, a value out of range
   // A film's page draws one matrix of output tokens x source tokens per snapshot; the
   // self-attentions (source x source, or x the decoder's inputs, which change from snapshot to
@@ -92,7 +104,7 @@ void choose_film_heads(const Args& a, const ModelConfig& c, WatchPlan& plan) {
 
 Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& config, const TrainOptions& opt,
                  int64_t seed)
-    : plan_(plan), maker_(task, config.model, plan.every) {
+    : plan_(plan) {
   if (!plan.film.empty()) {
     try {
       check_writable(plan.film);
@@ -102,20 +114,43 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
   }
   terminal_ = plan.watch && isatty(1) != 0;
   progress_ = terminal_ && isatty(2) != 0;  // else the progress lines go where stderr goes, as without --watch
-  Film& film = maker_.film();
+  if (config.is_decoder()) {
+    // A decoder-only model: its fixed sequence attending to itself, layer L's head K (by default
+    // the last layer's mean of the heads), with the head's scores and the in-context loss
+    // (models/heads.h's HeadFilmMaker). The title names the layer and head always, so that a
+    // resumed run continues the film only with the same choice.
+    const auto* repeat = dynamic_cast<const RepeatTask*>(&task);
+    if (!repeat) throw Error("heed train: --film: --model decoder is filmed on --task repeat, not " + task.name());
+    HeadChoice choice;
+    if (plan.heads) {
+      choice = *plan.heads;
+    } else {
+      choice.kind = "decoder";
+      choice.layers = config.layers;
+      choice.heads = config.heads;
+      choice.layer = config.layers - 1;
+    }
+    heads_.emplace(*repeat, config, choice.layer, choice.head, plan.every);
+    Film& film = heads_->film();
+    film.shows = choice.describe();
+    film.title = "decoder-only model, " + film.shows + ", learning repeat";
+  } else {
+    maker_.emplace(task, config.model, plan.every);
+  }
+  Film& film = this->film();
   // The transformer's frames show, by default, its last decoder layer's cross-attention averaged
   // over heads, as the decoder computed it step by step; with --layer/--head the matrix chosen,
   // read in one teacher-forced pass over the tokens the model wrote (heed predict's reading).
   // The title says which.
-  if (plan.heads) {
+  if (!heads_ && plan.heads) {
     const HeadChoice choice = *plan.heads;
-    maker_.set_matrix([choice](const Model& m, const std::vector<int64_t>& src, const std::vector<int64_t>& output) {
+    maker_->set_matrix([choice](const Model& m, const std::vector<int64_t>& src, const std::vector<int64_t>& output) {
       const auto& t = dynamic_cast<const TransformerSeq2Seq&>(m);
       return head_panels(t.attention_maps(src, output), choice).front().front().weights;
     });
     film.shows = choice.describe();
     film.title = config.model + " " + film.shows + ", learning " + task.name();
-  } else {
+  } else if (!heads_) {
     film.title = config.model +
                  (config.is_transformer() ? " cross-attention (layer " + std::to_string(config.layers - 1) +
                                                 ", the last: mean of " + std::to_string(config.heads) + " heads)"
@@ -125,8 +160,21 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
   film.caption = "heed train --task " + task.name() + " " + model_flags(config) + " --batch " + std::to_string(opt.batch) +
                   " --steps " + std::to_string(opt.steps) + " --seed " + std::to_string(seed) +
                   (plan.heads ? plan.heads->flags() : "") + "; a snapshot every " +
-                  std::to_string(plan.every) + " steps; exact accuracy on " + std::to_string(kWatchHeldOut) +
-                  " held-out sources";
+                  std::to_string(plan.every) + " steps; " +
+                  (heads_ ? "scores and in-context loss on " + std::to_string(kWatchHeldOut) + " held-out sequences"
+                          : "exact accuracy on " + std::to_string(kWatchHeldOut) + " held-out sources");
+}
+
+Film& Watcher::film() { return heads_ ? heads_->film() : maker_->film(); }
+
+const FilmFrame* Watcher::take_start(const Model& model, int64_t step) {
+  if (heads_) return heads_->start(dynamic_cast<const DecoderModel&>(model), step);
+  return maker_->start(model, step);
+}
+
+const FilmFrame* Watcher::take_step(const Model& model, const Progress& p) {
+  if (heads_) return heads_->on_step(dynamic_cast<const DecoderModel&>(model), p);
+  return maker_->on_step(model, p);
 }
 
 void Watcher::continue_film(int64_t step) {
@@ -141,7 +189,7 @@ void Watcher::continue_film(int64_t step) {
   } catch (const Error& e) {
     throw Error(refused + "is not a film heed can continue (" + e.what() + "); give another file name");
   }
-  Film& film = maker_.film();
+  Film& film = this->film();
   if (earlier.source != film.source || earlier.reference != film.reference)
     throw Error(refused + "films another example; give another file name");
   if (earlier.shows != film.shows) {  // another layer or head: give the flags it was made with
@@ -159,15 +207,15 @@ void Watcher::continue_film(int64_t step) {
 }
 
 void Watcher::start(const Model& model, int64_t step) {
-  const FilmFrame* f = maker_.start(model, step);
+  const FilmFrame* f = take_start(model, step);
   if (terminal_) draw(*f);
-  if (plan_.film.empty()) maker_.film().frames.clear();  // --watch alone keeps nothing
+  if (plan_.film.empty()) film().frames.clear();  // --watch alone keeps nothing
 }
 
 void Watcher::on_step(const Model& model, const Progress& p) {
-  const FilmFrame* f = maker_.on_step(model, p);
+  const FilmFrame* f = take_step(model, p);
   if (f && terminal_) draw(*f);
-  if (plan_.film.empty()) maker_.film().frames.clear();
+  if (plan_.film.empty()) film().frames.clear();
   if (!progress_) return;
   const real rate = p.seconds > 0 ? p.step / p.seconds : 0;
   char line[200];
@@ -184,11 +232,14 @@ void Watcher::on_step(const Model& model, const Progress& p) {
 // Redraws in place: up to the first line of the last drawing (the progress bar, on stderr, sits
 // on the line below it), then each line over the old one, clearing what is left.
 void Watcher::draw(const FilmFrame& f) {
-  char loss[32] = "-", head[224];
+  char loss[32] = "-", head[480];
   if (std::isfinite(f.loss)) std::snprintf(loss, sizeof loss, "%.4f", f.loss);
-  std::snprintf(head, sizeof head, "step %lld  loss %s  held-out exact %.2f   %s of the fixed example:\n",
-                static_cast<long long>(f.step), loss, f.exact, plan_.heads ? plan_.heads->describe().c_str() : "attention");
-  std::string text = head + terminal_heatmap(maker_.film().source, f.output, f.weights, true);
+  if (!f.note.empty())  // a decoder-only model: the step, loss, the head's scores and the in-context loss
+    std::snprintf(head, sizeof head, "%s\n%s of the fixed sequence:\n", f.note.c_str(), film().shows.c_str());
+  else
+    std::snprintf(head, sizeof head, "step %lld  loss %s  held-out exact %.2f   %s of the fixed example:\n",
+                  static_cast<long long>(f.step), loss, f.exact, plan_.heads ? plan_.heads->describe().c_str() : "attention");
+  std::string text = head + terminal_heatmap(film().source, f.output, f.weights, true);
   const winsize size = terminal_size();
   const int lines = screen_lines(text, size.ws_col);
   if (lines + 1 > size.ws_row)  // with the progress bar below: taller than the screen, no redraw in place
@@ -229,9 +280,9 @@ real median_snapshot_ms(const Task& task, const Model& model, int64_t repeats, r
 }
 
 Watcher::~Watcher() {
-  if (finished_ || plan_.film.empty() || maker_.film().frames.size() < 2) return;
+  if (finished_ || plan_.film.empty() || film().frames.size() < 2) return;
   try {
-    const Film& film = maker_.film();
+    const Film& film = this->film();
     write_text_file(plan_.film, html_film(film));
     std::printf("wrote the film so far (%zu snapshots, to step %lld) to %s\n", film.frames.size(),
                 static_cast<long long>(film.frames.back().step), terminal_safe(plan_.film).c_str());
@@ -244,7 +295,7 @@ Watcher::~Watcher() {
 void Watcher::finish() {
   finished_ = true;
   if (plan_.film.empty()) return;
-  const Film& film = maker_.film();
+  const Film& film = this->film();
   write_text_file(plan_.film, html_film(film));
   std::printf("wrote the film (%zu snapshots) to %s\n", film.frames.size(), terminal_safe(plan_.film).c_str());
 }

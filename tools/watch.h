@@ -4,13 +4,16 @@
 // terminal it prints nothing (and on a terminal it draws the progress line under the matrix
 // itself). --film FILE writes the snapshots as one scrubbable HTML page at
 // the end of the run (viz/film.h). On a Transformer, --attention cross, --layer L and --head K
-// (tools/heads.h, numbered as heed predict's) choose the matrix both draw.
+// (tools/heads.h, numbered as heed predict's) choose the matrix both draw. A decoder-only model
+// (--model decoder) is filmed by models/heads.h's HeadFilmMaker: its fixed sequence attending to
+// itself, layer L's head K, with the head's scores and the in-context loss at each snapshot.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "models/heads.h"
 #include "models/train.h"
 #include "models/watch.h"
 #include "tools/args.h"
@@ -36,7 +39,9 @@ WatchPlan parse_watch_flags(const Args& a, const std::string& model);
 // --attention, --layer and --head into plan.heads, for the model `c` the run trains (after
 // --load or --resume has fixed its shape). heed::Error naming flag, value and range as heed
 // predict's (tools/heads.h), and for the flags without --film or --watch; --head all and the
-// self-attentions are refused (a film draws one output x source matrix per snapshot).
+// self-attentions are refused (a film draws one output x source matrix per snapshot). For a
+// decoder-only model --attention may only be decoder (its causal self-attention, the one it
+// has), and --head all is refused likewise.
 void choose_film_heads(const Args& a, const ModelConfig& c, WatchPlan& plan);
 inline const char* const kWatchHelp =
     "  --watch                   on a terminal, redraw the attention of one fixed example (the\n"
@@ -50,7 +55,11 @@ inline const char* const kWatchHelp =
     "                            predict reads them; without either, the decoder's own (the last\n"
     "                            layer's mean of the heads). --attention cross may be given; --head\n"
     "                            all and --attention encoder|decoder are heed predict's alone (a\n"
-    "                            film draws one output x source matrix per snapshot)\n";
+    "                            film draws one output x source matrix per snapshot)\n"
+    "                            decoder: the film's fixed sequence (a segment and its repeat)\n"
+    "                            attending to itself, layer L's head K, each snapshot naming its\n"
+    "                            induction and previous-token scores and the in-context loss;\n"
+    "                            heed eval --film FILE prints when they changed\n";
 
 // heed bench --watch: the median milliseconds of one snapshot of `model` on `task` (the fixed
 // example and the held-out sample), over `repeats` snapshots: wall time, and in `cpu_ms` the
@@ -81,9 +90,13 @@ class Watcher {
 
  private:
   void draw(const FilmFrame& frame);
+  Film& film();  // the one of the two makers below
+  const FilmFrame* take_start(const Model& model, int64_t step);
+  const FilmFrame* take_step(const Model& model, const Progress& p);
 
   WatchPlan plan_;
-  FilmMaker maker_;
+  std::optional<FilmMaker> maker_;      // an encoder-decoder model's film, or
+  std::optional<HeadFilmMaker> heads_;  // a decoder-only model's (models/heads.h)
   bool terminal_ = false;  // --watch, and stdout is a terminal
   bool progress_ = false;  // ... and so is stderr: on_step draws the progress line
   int drawn_lines_ = 0;  // terminal lines of the last drawing

@@ -25,7 +25,11 @@ void check_film(const Film& film) {
     if (f.output.size() != film.reference.size())
       throw Error(at + " has " + std::to_string(f.output.size()) + " output tokens, the reference " +
                   std::to_string(film.reference.size()));
-    if (!(f.exact >= 0 && f.exact <= 1)) throw Error(at + ": exact accuracy is not in [0, 1]");
+    if (!(f.exact >= 0 && f.exact <= 1))
+      throw Error(at + ": " + (film.curve.empty() ? std::string("exact accuracy") : film.curve) + " is not in [0, 1]");
+    if (f.values.size() != film.columns.size())
+      throw Error(at + " has " + std::to_string(f.values.size()) + " values for " + std::to_string(film.columns.size()) +
+                  " columns");
     check_attention(at, film.source, f.output, f.weights);
   }
 }
@@ -117,7 +121,7 @@ std::string curves(const Film& film, std::vector<real>& xs, std::vector<real>& l
   }
   panel(loss_panel, have_loss ? "training loss (log scale)" : "training loss (none yet)", loss_path, "#0072b2",
         loss_ticks);
-  panel(exact_panel, "held-out exact accuracy", exact_path, "#009e73",
+  panel(exact_panel, film.curve.empty() ? "held-out exact accuracy" : film.curve, exact_path, "#009e73",
         {{exact_to_y(0), "0"}, {exact_to_y(0.5), "0.5"}, {exact_to_y(1), "1"}});
   o += "<text x=\"" + px(kLeft + plot_w / 2) + "\" y=\"" + px(height - 6) +
        "\" text-anchor=\"middle\" fill=\"#444\">training step</text>\n</svg>\n";
@@ -168,8 +172,22 @@ std::string film_data(const Film& film, const std::vector<real>& xs, const std::
   std::string scale = "[";
   for (int k = 0; k <= 8; ++k) scale += (k ? ",\"" : "\"") + weight_colour(k / 8.0) + "\"";
   // "shows" only for a chosen matrix: the default film's page keeps its bytes.
-  const std::string shows =
+  std::string shows =
       film.shows.empty() ? "" : "\"shows\":" + json_quote(film.shows, JsonQuoting::kScript) + ",\n";
+  // Likewise the notes and the values (the decoder-only film's), only when there are some.
+  bool notes = false;
+  for (const FilmFrame& f : film.frames) notes = notes || !f.note.empty();
+  if (notes) {
+    std::vector<std::string> lines;
+    for (const FilmFrame& f : film.frames) lines.push_back(f.note);
+    shows += "\"notes\":" + json_strings(lines) + ",\n";
+  }
+  if (!film.columns.empty()) {
+    shows += "\"columns\":" + json_strings(film.columns) + ",\n\"values\":[";
+    for (std::size_t k = 0; k < film.frames.size(); ++k)
+      shows += (k ? ",\n" : "\n") + json_numbers(film.frames[k].values, "%.17g");
+    shows += "],\n";
+  }
   return "var FILM = {" + shows + "\"source\":" + json_strings(film.source) + ",\n\"reference\":" + json_strings(film.reference) +
          ",\n\"scale\":" + scale + "],\n\"steps\":" + steps + "],\n\"loss\":" + json_numbers(losses, "%.5g") +
          ",\n\"exact\":" + json_numbers(exacts, "%.4g") + ",\n\"x\":" + json_numbers(xs, "%.1f") +
@@ -200,9 +218,12 @@ std::string html_film(const Film& film) {
   o += "<input id=\"slider\" type=\"range\" min=\"0\" max=\"" + std::to_string(film.frames.size() - 1) +
        "\" value=\"0\" step=\"1\" aria-label=\"snapshot\"><span id=\"now\"></span></div>\n";
   o += "<div class=\"panes\">\n<figure id=\"matrix\">\n" +
-       svg_heatmap_element(film.source, widest, first.weights, film.title) + "</figure>\n";
+       svg_heatmap_element(film.source, widest, first.weights, film.title,
+                           film.across.empty() ? AxisCaptions{} : AxisCaptions{film.across, film.down}) +
+       "</figure>\n";
   o += "<figure id=\"curves\">\n" + chart + "</figure>\n</div>\n";
-  o += "<p class=\"hint\">Rows are what the model wrote for the source, at each step of greedy decoding "
+  if (!film.hint.empty()) o += "<p class=\"hint\">" + xml_escape(film.hint) + "</p>\n";
+  else o += "<p class=\"hint\">Rows are what the model wrote for the source, at each step of greedy decoding "
        "(in orange where it differs from the reference, <b>" +
        xml_escape([&] {
          std::string r;
@@ -211,7 +232,10 @@ std::string html_film(const Film& film) {
        }()) +
        "</b>); columns are the source tokens; darker cells got more attention. Drag the slider, use the "
        "arrow keys on it, or press play.</p>\n";
-  o += "<script>\n" + film_data(film, xs, loss_y, exact_y) + film_page::kScript + "</script>\n</body>\n</html>\n";
+  o += "<script>\n" + film_data(film, xs, loss_y, exact_y) + film_page::kScript + "</script>\n";
+  if (std::any_of(film.frames.begin(), film.frames.end(), [](const FilmFrame& f) { return !f.note.empty(); }))
+    o += std::string("<script>\n") + film_page::kNotesScript + "</script>\n";
+  o += "</body>\n</html>\n";
   return o;
 }
 
@@ -232,19 +256,29 @@ Film read_film(const std::string& html) {
   };
   Film film;
   if (const Json* shows = data.is_object() ? data.find("shows") : nullptr) film.shows = shows->as_string();
+  const Json* notes = data.is_object() ? data.find("notes") : nullptr;
+  const Json* values = data.is_object() ? data.find("values") : nullptr;
+  if (const Json* columns = data.is_object() ? data.find("columns") : nullptr) {
+    for (const Json& c : columns->as_array()) film.columns.push_back(c.as_string());
+    if (!values) throw Error("read_film: the film data has columns but no 'values'");
+  }
   film.source = strings(member("source"));
   film.reference = strings(member("reference"));
   const std::vector<std::string> words = strings(member("words"));
   const Json::Array &steps = member("steps").as_array(), &loss = member("loss").as_array(),
                     &exact = member("exact").as_array(), &out = member("out").as_array(), &w = member("w").as_array();
   const size_t n = steps.size(), S = film.source.size();
-  if (loss.size() != n || exact.size() != n || out.size() != n || w.size() != n)
+  if (loss.size() != n || exact.size() != n || out.size() != n || w.size() != n ||
+      (notes && notes->as_array().size() != n) || (values && values->as_array().size() != n))
     throw Error("read_film: the film data's arrays differ in length");
   for (size_t k = 0; k < n; ++k) {
     FilmFrame f;
     f.step = steps[k].as_int();
     f.loss = loss[k].is_null() ? NAN : loss[k].as_real();
     f.exact = exact[k].as_real();
+    if (notes) f.note = notes->as_array()[k].as_string();
+    if (values)
+      for (const Json& v : values->as_array()[k].as_array()) f.values.push_back(v.is_null() ? NAN : v.as_real());
     for (const Json& i : out[k].as_array()) {
       const int64_t id = i.as_int();
       if (id < 0 || id >= static_cast<int64_t>(words.size())) throw Error("read_film: frame " + std::to_string(k) + ": word " + std::to_string(id) + " of " + std::to_string(words.size()));
@@ -262,6 +296,20 @@ Film read_film(const std::string& html) {
   }
   check_film(film);
   return film;
+}
+
+std::string film_csv(const Film& film) {
+  if (film.columns.empty()) throw Error("film_csv: the film keeps no numbers but its loss and accuracy");
+  std::string o = "step,loss";
+  for (const std::string& c : film.columns) o += "," + c;
+  o += "\n";
+  auto number = [](real v) { return std::isfinite(v) ? fmt("%.17g", v) : std::string(); };
+  for (const FilmFrame& f : film.frames) {
+    o += std::to_string(f.step) + "," + (std::isfinite(f.loss) ? fmt("%.5g", f.loss) : std::string());  // as the page keeps it
+    for (real v : f.values) o += "," + number(v);
+    o += "\n";
+  }
+  return o;
 }
 
 }  // namespace heed

@@ -145,4 +145,17 @@ const char* const kScript = R"js(
 })();
 )js";
 
+const char* const kNotesScript = R"js(
+(function () {
+  "use strict";
+  var notes = FILM.notes, now = document.getElementById("now"), slider = document.getElementById("slider");
+  function note() {  // the slider holds the frame shown: the player sets it before it writes #now
+    var text = notes[Number(slider.value)];
+    if (now.textContent !== text) now.textContent = text;  // (this write fires once more, and stops here)
+  }
+  new MutationObserver(note).observe(now, {childList: true, characterData: true, subtree: true});
+  note();
+})();
+)js";
+
 }  // namespace heed::film_page

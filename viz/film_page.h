@@ -24,4 +24,9 @@ extern const char* const kErrorCatcher;
 // a person would and writes what it saw into a <pre id="selftest">.
 extern const char* const kScript;
 
+// A second script, only in films whose frames carry a note (viz/film.h's FilmFrame::note):
+// whenever the player writes the line above the matrix (#now), it puts the shown frame's note
+// there instead. Kept apart so that the other films' pages stay as they were, byte for byte.
+extern const char* const kNotesScript;
+
 }  // namespace heed::film_page
