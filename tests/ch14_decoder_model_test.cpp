@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 
@@ -15,6 +16,8 @@
 #include "models/seq2seq.h"
 #include "models/transformer.h"
 #include "nn/checkpoint.h"
+#include "nn/encoder.h"
+#include "nn/positions.h"
 #include "nn/loss.h"
 #include "tests/heed_cli.h"
 #include "tests/model_fixtures.h"
@@ -130,13 +133,83 @@ TEST_SUITE("ch14_decoder_model") {
       auto& own = dynamic_cast<DecoderModelState&>(*st);
       CHECK(own.position == T);
       REQUIRE(own.cache.size() == 2);
-      CHECK(own.cache[1].shape() == Shape{2, T, 8});
+      CHECK(own.cache[1].keys.shape() == Shape{2, 2, T, 4});  // (B, h, t, d_k)
+      CHECK(own.cache[1].values.shape() == Shape{2, 2, T, 4});
       // Greedy decoding runs on the cache; a row decodes alike alone or beside another.
       Decoded both = model.greedy(batch, 6);
       Decoded alone = model.greedy(make_batch({{{5, 3}, {3, 5}}}), 6);
       CHECK(both.tokens[1] == alone.tokens[0]);
       CHECK(both.attention.empty());
     }
+  }
+
+  TEST_CASE("the cache is K and V: each layer's keys and values of the full forward (1e-12); a step projects one row") {
+    for (const Variant& v : kVariants) {
+      CAPTURE(describe(v));
+      Generator gen(11);
+      ModelConfig c = tiny_decoder(v.attention_only, v.norm_first, v.positions);
+      c.embed = 8;
+      const int64_t D = 8, h = 2, dk = 4, B = 2;
+      DecoderModel model(c, gen);
+      Batch batch = test::two_sequences();  // lengths 5 and 3: T = 5
+      const int64_t T = batch.tgt_len;
+      // The full forward's layer inputs, rebuilt from the public parts: x_0 = embed + P, then
+      // each layer over all T positions with the causal mask of the real keys.
+      std::map<std::string, Var> named;
+      for (auto& [n, p] : model.named_parameters()) named[n] = p;
+      Tensor P = v.positions == std::string("learned") ? slice(named.at("pos.weight").value(), 0, 0, T)
+                                                       : sinusoidal_positions(T, D);
+      Var x = reshape(index_select(named.at("embed.weight"), batch.tgt_in), {B, T, D}) + Var(P);
+      const Tensor mask = key_mask(length_mask(batch.tgt_lengths, T, "test"), T, true);
+      std::vector<Var> kv_in;  // what layer l's attention projects into keys and values (B, T, D)
+      for (size_t l = 0; l < 2; ++l) {
+        kv_in.push_back(v.norm_first ? model.block(l).norm1.forward(x) : x);
+        x = v.attention_only ? x + model.self_attention(l).forward(x, x, mask).output : model.block(l).forward(x, mask);
+      }
+      if (v.attention_only) CHECK(equal(x.value(), model.hidden(batch.tgt_in, B, T, batch.tgt_lengths).value()));
+      // Decode every position; after each step the cache holds K and V of all positions so far.
+      std::unique_ptr<StepState> st = model.start_decoding(batch);
+      auto& own = dynamic_cast<DecoderModelState&>(*st);
+      for (int64_t t = 0; t < T; ++t) {
+        model.decode_step({batch.tgt_in[t], batch.tgt_in[T + t]}, *st);
+        // Whatever t, the step sent B rows through W_q, W_k, W_v (D x D each) in both layers.
+        CHECK(own.projection_multiply_adds == 2 * B * 3 * D * D);
+      }
+      for (size_t l = 0; l < 2; ++l) {
+        const TransformerAttention& sa = model.self_attention(l);
+        // K = kv W_k^T + b_k and V = kv W_v^T + b_v, the packed in_proj's rows D..2D-1 and 2D..3D-1.
+        Tensor K = linear(kv_in[l], slice(sa.in_proj_weight, 0, D, 2 * D), slice(sa.in_proj_bias, 0, D, 2 * D)).value();
+        Tensor V = linear(kv_in[l], slice(sa.in_proj_weight, 0, 2 * D, 3 * D), slice(sa.in_proj_bias, 0, 2 * D, 3 * D)).value();
+        const Tensor &ck = own.cache[l].keys.value(), &cv = own.cache[l].values.value();  // (B, h, T, d_k)
+        REQUIRE(ck.shape() == Shape{B, h, T, dk});
+        REQUIRE(cv.shape() == Shape{B, h, T, dk});
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t s = 0; s < batch.tgt_lengths[b]; ++s)  // the real positions
+            for (int64_t i = 0; i < h; ++i)
+              for (int64_t j = 0; j < dk; ++j) {  // head i's feature j is the projection's i d_k + j
+                const int64_t at = ((b * h + i) * T + s) * dk + j, full = (b * T + s) * D + i * dk + j;
+                CHECK(std::fabs(ck[at] - K[full]) < test::tol(1e-12));
+                CHECK(std::fabs(cv[at] - V[full]) < test::tol(1e-12));
+              }
+      }
+    }
+  }
+
+  TEST_CASE("TransformerAttention::attend over keys_values is forward with every key allowed, bit for bit") {
+    Generator gen(12);
+    TransformerAttention sa(8, 2, gen);
+    Generator data(13);
+    Var q(Tensor::normal({2, 3, 8}, 0, 1, data)), kv(Tensor::normal({2, 5, 8}, 0, 1, data));
+    AttentionOutput a = sa.attend(q, sa.keys_values(kv)), f = sa.forward(q, kv, Tensor::ones({2, 3, 5}));
+    CHECK(equal(a.output.value(), f.output.value()));
+    CHECK(equal(a.weights.value(), f.weights.value()));
+    CHECK_THROWS_WITH_AS(sa.keys_values(Var(Tensor::zeros({2, 5, 6}))),
+                         doctest::Contains("keys_values of [2, 5, 6], must be (B, S, 8)"), Error);
+    CHECK_THROWS_WITH_AS(sa.attend(Var(Tensor::zeros({3, 1, 8})), sa.keys_values(kv)),
+                         doctest::Contains("attend's query [3, 1, 8], keys [2, 2, 5, 4]"), Error);
+    Generator g2(14);
+    DecoderModel attention_only(tiny_decoder(true), g2);
+    CHECK_THROWS_WITH_AS(attention_only.block(0), doctest::Contains("an attention-only model has no full layers"), Error);
   }
 
   TEST_CASE("learned positions: a sequence longer than the table is a clear error, in the forward and in steps") {
@@ -165,7 +238,10 @@ TEST_SUITE("ch14_decoder_model") {
     auto& sel = dynamic_cast<DecoderModelState&>(*picked);
     auto& own = dynamic_cast<DecoderModelState&>(*st);
     REQUIRE(sel.cache.size() == 2);
-    for (size_t i = 0; i < 2; ++i) CHECK(equal(sel.cache[i].value(), index_select(own.cache[i].value(), rows)));
+    for (size_t i = 0; i < 2; ++i) {
+      CHECK(equal(sel.cache[i].keys.value(), index_select(own.cache[i].keys.value(), rows)));
+      CHECK(equal(sel.cache[i].values.value(), index_select(own.cache[i].values.value(), rows)));
+    }
     CHECK(sel.position == 2);
     Tensor next = model.logits(model.decode_step({4, 4}, *st).out).value();      // (2, V)
     Tensor chosen = model.logits(model.decode_step({4, 4, 4}, sel).out).value();  // (3, V)
