@@ -44,7 +44,15 @@ DecoderModel::DecoderModel(const ModelConfig& config, Generator& gen)
   else
     register_module("layers", blocks_);
   if (norm_) register_module("norm", *norm_);
-  register_module("out", out_);
+  if (config.share_embeddings) {
+    // Tied: out_ drew its weight above, so every other weight is the untied model's; that draw is
+    // dropped for the table, and the gradients of both uses add up in it.
+    out_.weight = embed_.weight;
+    out_bias_ = std::make_unique<BiasOnly>(out_.bias);
+    register_module("out", *out_bias_);
+  } else {
+    register_module("out", out_);
+  }
 }
 
 Var DecoderModel::embed(const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset) const {

@@ -22,6 +22,12 @@
 // size at the start, a different gradient.) P is sinusoidal, or a learned table "pos" of
 // max_src_len rows (the longest sequence, BOS included, it can read).
 //
+// With shared embeddings (ModelConfig::share_embeddings, heed train --share-embeddings) the output
+// layer's weight IS the embedding's table, as in GPT-2: logits = E x + b_out, one Var that both
+// uses add their gradients into; out keeps its own bias. The checkpoint holds the table once, as
+// embed.weight (the transformer's tied table likewise), and models.DecoderOnly(share_embeddings=
+// True) ties out.weight to it when it loads.
+//
 // Parameter names are those of the PyTorch module a reader would write with stock parts
 // (reference/pytorch/models.py, DecoderOnly), so a checkpoint loads with load_state_dict:
 //   embed.weight, pos.weight (learned positions), out.weight, out.bias, and per layer
@@ -70,7 +76,7 @@ class DecoderModel : public Model {
  public:
   // heed::Error unless config names the decoder-only model ("decoder"). Its config part is
   // tgt_vocab (the vocabulary; src_vocab is not used), embed (D), layers, heads, ff, norm_first,
-  // positions, max_src_len (learned positions' rows), dropout and attention_only.
+  // positions, max_src_len (learned positions' rows), dropout, attention_only and share_embeddings.
   DecoderModel(const ModelConfig& config, Generator& gen);
 
   // Logits of every position at once, teacher forced: (B, T, V) for the batch's tgt_in.
@@ -120,6 +126,12 @@ class DecoderModel : public Model {
   LayerList<TransformerAttention> attention_;  // attention-only layers, or
   LayerList<TransformerEncoderLayer> blocks_;  // full layers
   std::unique_ptr<LayerNorm> norm_;            // full layers only
+  // Shared embeddings: the module registered as "out", holding out_'s bias alone (out_'s weight
+  // is embed_'s, registered once, as embed.weight).
+  struct BiasOnly : Module {
+    explicit BiasOnly(const Var& bias) { register_parameter("bias", bias); }
+  };
+  std::unique_ptr<BiasOnly> out_bias_;
   bool training_ = false;
   mutable Generator dropout_gen_;  // advanced by every training forward that drops
 };

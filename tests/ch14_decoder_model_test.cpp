@@ -342,6 +342,81 @@ TEST_SUITE("ch14_decoder_model") {
     }
   }
 
+  TEST_CASE("gradcheck: shared embeddings, the one table's gradient from the embedding and from the output summed" *
+            DOUBLE_ONLY(kGradcheckReason)) {
+    for (bool attention_only : {true, false}) {
+      ModelConfig c = tiny_decoder(attention_only, !attention_only, "learned");
+      c.share_embeddings = true;
+      Generator gen(15);
+      DecoderModel model(c, gen);
+      Batch batch = test::two_sequences();
+      GradcheckReport r = gradcheck([&] { return model.loss(batch); }, model.parameters(),
+                                    {.name = std::string("tied decoder loss, ") + (attention_only ? "attention-only" : "pre-norm")});
+      INFO(r.str());
+      CHECK(r.ok);
+    }
+  }
+
+  TEST_CASE("shared embeddings: out reads the embedding's table (one Var), keeps its bias; the checkpoint loads tied") {
+    ModelConfig c = tiny_decoder(true, false, "learned");
+    c.share_embeddings = true;
+    Generator gen(16);
+    DecoderModel model(c, gen);
+    std::map<std::string, Var> named;
+    for (auto& [n, p] : model.named_parameters()) named[n] = p;
+    CHECK(named.count("out.weight") == 0);  // listed once, as embed.weight (the transformer's tied table too)
+    REQUIRE(named.count("out.bias") == 1);
+    CHECK(model.num_parameters() == c.parameter_count());
+    ModelConfig untied = c;
+    untied.share_embeddings = false;
+    CHECK(c.parameter_count() == untied.parameter_count() - 7 * 4);  // one (V, D) table fewer
+    CHECK(c.describe() == "decoder-only (D 4, 2 layers, 2 heads, attention only, shared embeddings)");
+    // logits = x E^T + b_out, E the embedding's table: change E and the output layer changes with it.
+    Var x(Tensor::ones({1, 4}));
+    CHECK(equal(model.logits(x).value(), linear(x, named.at("embed.weight"), named.at("out.bias")).value()));
+    named.at("embed.weight").value()[4 * 4] += 1;  // row 4, a symbol's
+    CHECK(equal(model.logits(x).value(), linear(x, named.at("embed.weight"), named.at("out.bias")).value()));
+    // The file holds the table once; the flag is in its metadata, and a model loads tied.
+    Scratch s("decoder-tied");
+    save_checkpoint(model, s.path("t.safetensors"), c.to_metadata());
+    const std::map<std::string, std::string> meta = read_checkpoint_metadata(s.path("t.safetensors"));
+    CHECK(meta.at("share_embeddings") == "1");
+    Generator other(98);
+    std::unique_ptr<Model> loaded = make_model(ModelConfig::from_metadata(meta), other);
+    load_checkpoint(*loaded, s.path("t.safetensors"));
+    CHECK(loaded->config().share_embeddings);
+    Batch batch = test::two_sequences();
+    CHECK(equal(loaded->forward(batch).value(), model.forward(batch).value()));
+    std::map<std::string, Var> back;
+    for (auto& [n, p] : loaded->named_parameters()) back[n] = p;
+    back.at("embed.weight").value()[4 * 4] += 1;
+    CHECK(equal(loaded->logits(x).value(), linear(x, back.at("embed.weight"), back.at("out.bias")).value()));
+  }
+
+  TEST_CASE("shared embeddings from heed train: a resumed run is the run that never stopped; eval reads the tied file") {
+    Scratch s("decoder-tied-cli");
+    const std::string run = "train --model decoder --task repeat --vocab 6 --min-len 3 --max-len 5 --embed 8 --heads 2 "
+                            "--batch 4 --eval-samples 10 --schedule constant --attention-only --layers 2 "
+                            "--share-embeddings --dropout 0.1 ";
+    const std::string straight = s.path("straight.st"), half = s.path("half.st"), resumed = s.path("resumed.st");
+    CliRun t = s.heed(run + "--steps 20 --save " + straight);
+    INFO(t.err);
+    REQUIRE(t.status == 0);
+    CHECK(t.out.find("attention only, sinusoidal positions, shared embeddings") != std::string::npos);
+    REQUIRE(s.heed(run + "--steps 10 --save " + half).status == 0);
+    CliRun r = s.heed("train --resume " + half + " --steps 20 --save " + resumed);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(slurp(resumed) == slurp(straight));
+    CHECK(slurp(resumed) != slurp(half));
+    CHECK(read_checkpoint_metadata(resumed).at("share_embeddings") == "1");
+    CliRun e = s.heed("eval --load " + resumed + " --samples 10");
+    INFO(e.err);
+    CHECK(e.status == 0);
+    CHECK(e.out.find("decoder-only (D 8, 2 layers, 2 heads, attention only, shared embeddings) on repeat") !=
+          std::string::npos);
+  }
+
   TEST_CASE("dropout: a seed fixes the masks, training changes them, evaluation has none, the stream's state restores") {
     ModelConfig c = tiny_decoder(true);
     c.dropout = 0.3;

@@ -74,7 +74,10 @@ const char* kHelp =
     "%s"
     "  --share-embeddings        transformer: the output layer's weight is the target embedding's\n"
     "                            table (Vaswani et al. 2017, section 3.4; the paper also shares it\n"
-    "                            with the source side, over one joint vocabulary)\n"
+    "                            with the source side, over one joint vocabulary); decoder: the\n"
+    "                            output layer's weight is the one embedding's table, tied as in\n"
+    "                            GPT-2 (the same flag: in both the output reads the table of the\n"
+    "                            tokens it predicts)\n"
     "  --seed N                  seed of the weights and the data (1)\n"
     "  --eval-samples N          held-out sequences scored at the end (500)\n"
     "  --save FILE               write the trained model (safetensors) to FILE, with the training\n"
@@ -293,7 +296,7 @@ int cmd_train(const std::vector<std::string>& argv) {
             std::to_string(config.embed) +
             (config.attention_only ? std::string(", attention only")
                                    : ", ff " + std::to_string(config.ff) + (config.norm_first ? ", pre-norm" : ", post-norm")) +
-            ", " + config.positions + " positions";
+            ", " + config.positions + " positions" + (config.share_embeddings ? ", shared embeddings" : "");
   std::printf("training %s (%s, %lld parameters) on %s, %lld steps of %lld sequences\n", config.model.c_str(),
               shape.c_str(), static_cast<long long>(model.num_parameters()), task->name().c_str(),
               static_cast<long long>(opt.steps), static_cast<long long>(opt.batch));
