@@ -419,8 +419,9 @@ int cmd_train(const std::vector<std::string>& argv) {
   else if (data)
     std::printf("validation: no pairs to score\n");
   else if (halves)
-    std::printf("held-out: loss %.4f on the first copy, %.4f on the repeated one, log V %.4f (%lld sequences)\n",
-                half.first, half.repeated, math::log(static_cast<real>(repeat->num_symbols())),
+    std::printf("held-out: loss %.4f on the first copy, %.4f on the repeated one, %.4f on it from its 2nd symbol, "
+                "log V %.4f (%lld sequences)\n",
+                half.first, half.repeated, half.in_context, math::log(static_cast<real>(repeat->num_symbols())),
                 static_cast<long long>(half.sequences));
   else
     std::printf("held-out: exact %.3f, token %.3f (%lld sequences)\n", acc.exact(), acc.token(),
@@ -441,6 +442,7 @@ int cmd_train(const std::vector<std::string>& argv) {
     if (halves) {
       j.set("loss_first", half.first);
       j.set("loss_repeated", half.repeated);
+      j.set("loss_in_context", half.in_context);
     }
     if (data && scored.pairs > 0) {
       j.set("bleu", scored.bleu);
