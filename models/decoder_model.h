@@ -115,8 +115,8 @@ class DecoderModel : public Model {
   // Layer i: queries x (B, T, D), keys and values from past (B, T', D), mask (B, T, T').
   Var layer(size_t i, const Var& x, const Var& past, const Tensor& mask, Var* weights) const;
   // Layer i for one new position x (B, 1, D) on the key/value cache: appends x's keys and values
-  // to *kv and returns the layer's output at x, as layer() over all positions so far would.
-  // Adds the projections' multiply-adds to *macs.
+  // to kv (this layer's cache) and returns the layer's output at x, as layer() over all positions
+  // so far would. Adds the multiply-adds of its input projections to macs.
   Var layer_step(size_t i, const Var& x, TransformerAttention::KeysValues& kv, int64_t& macs) const;
   Dropout dropout() const { return {config_.dropout, training_ ? &dropout_gen_ : nullptr}; }
 
