@@ -63,8 +63,8 @@ void ModelConfig::validate() const {
   }
   if (attention_only && k != ModelKind::kDecoder)
     throw Error("model config: attention_only is for the decoder-only model, not " + model);
-  if (share_embeddings && k != ModelKind::kTransformer)
-    throw Error("model config: shared embeddings are for the transformer, not " + model);
+  if (share_embeddings && k != ModelKind::kTransformer && k != ModelKind::kDecoder)
+    throw Error("model config: shared embeddings are for the transformer and the decoder-only model, not " + model);
   if (bidirectional && (k == ModelKind::kDot || k == ModelKind::kScaled || k == ModelKind::kCosine))
     throw Error("model config: " + model + " attention compares s_t (" + std::to_string(hidden) +
                 ") with bidirectional states (" + std::to_string(2 * hidden) +
@@ -97,6 +97,7 @@ int64_t ModelConfig::parameter_count() const {
     const int64_t D = embed, F = ff, V = tgt_vocab;
     const int64_t attn = 3 * D * D + 3 * D + D * D + D, ffn = D * F + F + F * D + D, norm = 2 * D;
     int64_t n = V * D + D * V + V;                    // embed, out
+    if (share_embeddings) n -= D * V;                  // out's weight is embed's
     if (positions == "learned") n += max_src_len * D;  // pos
     n += attention_only ? layers * attn : layers * (attn + ffn + 2 * norm) + norm;  // layers, final norm
     return n;
@@ -190,7 +191,8 @@ int64_t ModelConfig::source_limit() const {
 std::string ModelConfig::describe() const {
   if (is_decoder())
     return "decoder-only (D " + std::to_string(embed) + ", " + std::to_string(layers) + " layers, " +
-           std::to_string(heads) + " heads" + (attention_only ? ", attention only" : "") + ")";
+           std::to_string(heads) + " heads" + (attention_only ? ", attention only" : "") +
+           (share_embeddings ? ", shared embeddings" : "") + ")";
   if (is_transformer())
     return "transformer (D " + std::to_string(embed) + ", " + std::to_string(layers) + "+" + std::to_string(layers) +
            " layers, " + std::to_string(heads) + " heads" + (share_embeddings ? ", shared embeddings" : "") + ")";

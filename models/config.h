@@ -41,7 +41,8 @@ struct ModelConfig {
   // LayerNorm (Elhage et al. 2021); ff and norm_first then do not apply.
   bool attention_only = false;
   // The output layer's weight is the target embedding's table (Vaswani et al. section 3.4): one
-  // (tgt_vocab, D) matrix instead of two. The output keeps its own bias.
+  // (tgt_vocab, D) matrix instead of two. The output keeps its own bias. The transformer's and
+  // the decoder-only model's (whose one embedding is its target's, tied as GPT-2 ties it).
   bool share_embeddings = false;
 
   ModelKind kind() const { return model_kind(model); }  // heed::Error for an unknown name

@@ -44,7 +44,15 @@ DecoderModel::DecoderModel(const ModelConfig& config, Generator& gen)
   else
     register_module("layers", blocks_);
   if (norm_) register_module("norm", *norm_);
-  register_module("out", out_);
+  if (config.share_embeddings) {
+    // Tied: out_ drew its weight above, so every other weight is the untied model's; that draw is
+    // dropped for the table, and the gradients of both uses add up in it.
+    out_.weight = embed_.weight;
+    out_bias_ = std::make_unique<BiasOnly>(out_.bias);
+    register_module("out", *out_bias_);
+  } else {
+    register_module("out", out_);
+  }
 }
 
 Var DecoderModel::embed(const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset) const {
@@ -95,22 +103,47 @@ std::unique_ptr<StepState> DecoderModel::start_decoding(const Batch&) const {
   return std::make_unique<DecoderModelState>();
 }
 
+const TransformerEncoderLayer& DecoderModel::block(size_t i) const {
+  if (config_.attention_only) throw Error("decoder: an attention-only model has no full layers (block)");
+  return blocks_[i];
+}
+
+Var DecoderModel::layer_step(size_t i, const Var& x, TransformerAttention::KeysValues& kv, int64_t& macs) const {
+  const Dropout drop = dropout();
+  const TransformerAttention& sa = self_attention(i);
+  const int64_t D = config_.embed;
+  // The new position's query, key and value: one row per sequence through in_proj (B x 3D x D).
+  // Its key and value join the cache; the query attends over every position kept, itself last.
+  auto attend = [&](const Var& in) {  // in (B, 1, D): what the layer's attention reads at x
+    TransformerAttention::KeysValues now = sa.keys_values(in);  // (B, h, 1, d_k) each
+    kv.keys = kv.keys.defined() ? concat({kv.keys, now.keys}, 2) : now.keys;
+    kv.values = kv.values.defined() ? concat({kv.values, now.values}, 2) : now.values;
+    macs += in.shape()[0] * in.shape()[1] * 3 * D * D;
+    return drop.apply(sa.attend(in, kv, drop).output);
+  };
+  if (config_.attention_only) return x + attend(x);  // layer()'s x + SA(x)
+  // TransformerEncoderLayer::forward for the one position (nn/transformer_layers.cpp): pre-norm
+  // attends from and over norm1 of the inputs, post-norm over the inputs themselves.
+  const TransformerEncoderLayer& b = blocks_[i];
+  if (b.norm_first) {
+    Var h = x + attend(b.norm1.forward(x));
+    return h + drop.apply(b.feed_forward(b.norm2.forward(h), drop));
+  }
+  Var h = b.norm1.forward(x + attend(x));
+  return b.norm2.forward(h + drop.apply(b.feed_forward(h, drop)));
+}
+
 StepOutput DecoderModel::decode_step(const std::vector<int64_t>& prev_tokens, StepState& st) const {
   auto* own = dynamic_cast<DecoderModelState*>(&st);
   if (!own) throw Error("decoder: decode_step was given another model's decoder state");
   const int64_t B = static_cast<int64_t>(prev_tokens.size()), D = config_.embed;
-  if (!own->cache.empty() && own->cache[0].shape()[0] != B)
+  if (!own->cache.empty() && own->cache[0].keys.shape()[0] != B)
     throw Error("decoder: decode_step got " + std::to_string(B) + " tokens for a state of " +
-                std::to_string(own->cache[0].shape()[0]) + " rows");
+                std::to_string(own->cache[0].keys.shape()[0]) + " rows");
   Var h = embed(prev_tokens, B, 1, own->position);  // (B, 1, D)
   own->cache.resize(static_cast<size_t>(config_.layers));
-  for (size_t i = 0; i < own->cache.size(); ++i) {
-    Var& c = own->cache[i];
-    c = c.defined() ? concat({c, h}, 1) : h;  // (B, t, D): this layer's inputs so far
-    // The new position may look at every position so far, itself included: the causal mask's
-    // last row. Earlier positions never see later ones, so their layer inputs stay what they were.
-    h = layer(i, h, c, Tensor::ones({B, 1, c.shape()[1]}), nullptr);
-  }
+  own->projection_multiply_adds = 0;
+  for (size_t i = 0; i < own->cache.size(); ++i) h = layer_step(i, h, own->cache[i], own->projection_multiply_adds);
   ++own->position;
   if (norm_) h = norm_->forward(h);
   return {reshape(h, {B, D}), Var()};
@@ -118,8 +151,10 @@ StepOutput DecoderModel::decode_step(const std::vector<int64_t>& prev_tokens, St
 
 std::unique_ptr<StepState> DecoderModelState::select_rows(const std::vector<int64_t>& rows) const {
   auto out = std::make_unique<DecoderModelState>();
-  for (const Var& c : cache) out->cache.push_back(index_select(c, rows));  // (K, t, D) per layer
+  for (const TransformerAttention::KeysValues& c : cache)  // (K, h, t, d_k) per layer
+    out->cache.push_back({index_select(c.keys, rows), index_select(c.values, rows)});
   out->position = position;
+  out->projection_multiply_adds = projection_multiply_adds;
   return out;
 }
 

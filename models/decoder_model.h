@@ -22,6 +22,12 @@
 // size at the start, a different gradient.) P is sinusoidal, or a learned table "pos" of
 // max_src_len rows (the longest sequence, BOS included, it can read).
 //
+// With shared embeddings (ModelConfig::share_embeddings, heed train --share-embeddings) the output
+// layer's weight IS the embedding's table, as in GPT-2: logits = E x + b_out, one Var that both
+// uses add their gradients into; out keeps its own bias. The checkpoint holds the table once, as
+// embed.weight (the transformer's tied table likewise), and models.DecoderOnly(share_embeddings=
+// True) ties out.weight to it when it loads.
+//
 // Parameter names are those of the PyTorch module a reader would write with stock parts
 // (reference/pytorch/models.py, DecoderOnly), so a checkpoint loads with load_state_dict:
 //   embed.weight, pos.weight (learned positions), out.weight, out.bias, and per layer
@@ -29,9 +35,14 @@
 //   full:           layers.0.self_attn.in_proj_weight, layers.0.linear1.weight ..., norm.weight
 //                                                   (nn.ModuleList of nn.TransformerEncoderLayer)
 //
-// Decoding step by step keeps each layer's inputs so far (DecoderModelState::cache, the
-// information a key/value cache holds: K and V are two linear maps of them), so a step costs one
-// query; tests/ch14_decoder_model_test.cpp holds its logits equal to the full forward's.
+// Decoding step by step keeps a key/value cache (DecoderModelState::cache): for every layer, each
+// head's keys and values of every position so far, after in_proj. A step embeds the new token,
+// and in each layer projects the new position alone into its query, key and value (3 D^2
+// multiply-adds a row, whatever the position t), appends the key and value to the layer's cache
+// and lets the query attend over all t + 1 of them (O(t D)). Keys and values of earlier
+// positions never change, since a causal layer's position s reads nothing after s. The cache is
+// what the full forward's layers compute as K and V for those positions, and a step's logits are
+// the full forward's at that position; tests/ch14_decoder_model_test.cpp holds both to 1e-12.
 #pragma once
 
 #include <cstdint>
@@ -50,8 +61,13 @@ namespace heed {
 
 // The running state of step-by-step decoding.
 struct DecoderModelState : StepState {
-  std::vector<Var> cache;  // each layer's inputs so far (B, t, D); empty before the first step
-  int64_t position = 0;    // steps taken: the next token's position
+  // One entry per layer: each head's keys and values of the t positions decoded so far, (B, h, t,
+  // d_k) each (TransformerAttention::keys_values); empty before the first step.
+  std::vector<TransformerAttention::KeysValues> cache;
+  int64_t position = 0;  // steps taken: the next token's position
+  // Multiply-adds the last step spent in the layers' input projections, counted from the shapes
+  // it projected: B rows through W_q, W_k and W_v per layer, B 3 D^2 each, for any position.
+  int64_t projection_multiply_adds = 0;
 
   std::unique_ptr<StepState> select_rows(const std::vector<int64_t>& rows) const override;
 };
@@ -60,7 +76,7 @@ class DecoderModel : public Model {
  public:
   // heed::Error unless config names the decoder-only model ("decoder"). Its config part is
   // tgt_vocab (the vocabulary; src_vocab is not used), embed (D), layers, heads, ff, norm_first,
-  // positions, max_src_len (learned positions' rows), dropout and attention_only.
+  // positions, max_src_len (learned positions' rows), dropout, attention_only and share_embeddings.
   DecoderModel(const ModelConfig& config, Generator& gen);
 
   // Logits of every position at once, teacher forced: (B, T, V) for the batch's tgt_in.
@@ -90,12 +106,18 @@ class DecoderModel : public Model {
   const TransformerAttention& self_attention(size_t i) const {
     return config_.attention_only ? attention_[i] : blocks_[i].self_attn;
   }
+  // Layer i of a model with full layers (heed::Error for an attention-only one).
+  const TransformerEncoderLayer& block(size_t i) const;
 
  private:
   // ids (B, L) at positions offset .. offset + L - 1 -> embed(ids) + P: (B, L, D).
   Var embed(const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset) const;
   // Layer i: queries x (B, T, D), keys and values from past (B, T', D), mask (B, T, T').
   Var layer(size_t i, const Var& x, const Var& past, const Tensor& mask, Var* weights) const;
+  // Layer i for one new position x (B, 1, D) on the key/value cache: appends x's keys and values
+  // to kv (this layer's cache) and returns the layer's output at x, as layer() over all positions
+  // so far would. Adds the multiply-adds of its input projections to macs.
+  Var layer_step(size_t i, const Var& x, TransformerAttention::KeysValues& kv, int64_t& macs) const;
   Dropout dropout() const { return {config_.dropout, training_ ? &dropout_gen_ : nullptr}; }
 
   Embedding embed_;
@@ -104,6 +126,12 @@ class DecoderModel : public Model {
   LayerList<TransformerAttention> attention_;  // attention-only layers, or
   LayerList<TransformerEncoderLayer> blocks_;  // full layers
   std::unique_ptr<LayerNorm> norm_;            // full layers only
+  // Shared embeddings: the module registered as "out", holding out_'s bias alone (out_'s weight
+  // is embed_'s, registered once, as embed.weight).
+  struct BiasOnly : Module {
+    explicit BiasOnly(const Var& bias) { register_parameter("bias", bias); }
+  };
+  std::unique_ptr<BiasOnly> out_bias_;
   bool training_ = false;
   mutable Generator dropout_gen_;  // advanced by every training forward that drops
 };

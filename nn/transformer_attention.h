@@ -10,6 +10,12 @@
 // attends like any other, and since no real query ever attends to it, its value never reaches a
 // real position. The attention itself is multi_head_attention() (nn/self_attention.h), chapter
 // 12's; this layer keeps only PyTorch's packed parameters and their initialisation.
+//
+// For decoding one position at a time (a causal stack's key/value cache, models/decoder_model.h)
+// the attention splits in two: keys_values() projects positions into each head's keys and values
+// once, and attend() lets new queries read every position kept so far. forward(q, kv, mask) with
+// an all-ones mask is attend(q, keys_values(kv)); tests/ch14_decoder_model_test.cpp holds the two
+// equal.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +38,19 @@ class TransformerAttention : public Module {
   // multi_head_attention: a query whose mask row is empty outputs exactly 0. `drop` applies to
   // the attention weights (PyTorch's dropout inside the attention).
   AttentionOutput forward(const Var& query, const Var& kv, const Tensor& mask, const Dropout& drop = {}) const;
+
+  // Each head's keys and values of the positions kv (B, S, D):
+  //   keys = kv W_k^T + b_k, values = kv W_v^T + b_v, as (B, h, S, d_k): head i's are features
+  //   i d_k .. (i+1) d_k - 1 of the projection (split_heads' cut).
+  struct KeysValues {
+    Var keys, values;  // (B, h, S, d_k) each
+  };
+  KeysValues keys_values(const Var& kv) const;
+  // query (B, T, D) attends to every one of the S positions whose keys and values kv holds (no
+  // mask: each query may read them all, as the newest position of a causal sequence may read
+  // every position before it and itself) -> output (B, T, D), weights (B, h, T, S). The query
+  // is projected here (W_q, b_q); the keys and values were projected by keys_values.
+  AttentionOutput attend(const Var& query, const KeysValues& kv, const Dropout& drop = {}) const;
 
   int64_t embed() const { return out_proj.in_features(); }
   int64_t heads() const { return heads_; }

@@ -147,7 +147,8 @@ TEST_SUITE("ch04_pytorch") {
     Scratch s("pytorch-decoder");
     const std::string run = "train --model decoder --task repeat --vocab 8 --min-len 3 --max-len 6 --embed 8 --heads 2 "
                             "--batch 8 --steps 40 --eval-samples 2 --save ";
-    const std::vector<std::string> flags = {"--attention-only --layers 2", "--layers 1 --ff 16 --norm-first --positions learned --weights-only"};
+    const std::vector<std::string> flags = {"--attention-only --layers 2", "--layers 1 --ff 16 --norm-first --positions learned --weights-only",
+                                            "--attention-only --layers 1 --share-embeddings"};
     const std::string source = "3 1 4 1 5 3 1 4";
     std::string args;
     for (size_t i = 0; i < flags.size(); ++i) {

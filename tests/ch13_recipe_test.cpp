@@ -175,7 +175,7 @@ TEST_SUITE("ch13_recipe") {
     // Only the transformer has an output embedding to tie.
     ModelConfig rnn = test::tiny_rnn("additive");
     rnn.share_embeddings = true;
-    CHECK_THROWS_WITH_AS(rnn.validate(), doctest::Contains("shared embeddings are for the transformer, not additive"),
+    CHECK_THROWS_WITH_AS(rnn.validate(), doctest::Contains("shared embeddings are for the transformer and the decoder-only model, not additive"),
                          Error);
   }
 

@@ -136,7 +136,6 @@ TEST_SUITE("ch14_decoder_cli") {
         {"predict --load " + file + " \"3 1 4\"", "is a decoder-only model, which reads no source to translate"},
         {"bench --model decoder", "--model"},
         // Tying the output layer to the embedding is the transformer's alone so far.
-        {"train --model decoder --task repeat --share-embeddings", "shared embeddings are for the transformer, not decoder"},
     };
     refused_in_one_line(s, bad);
   }

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 
@@ -15,6 +16,8 @@
 #include "models/seq2seq.h"
 #include "models/transformer.h"
 #include "nn/checkpoint.h"
+#include "nn/encoder.h"
+#include "nn/positions.h"
 #include "nn/loss.h"
 #include "tests/heed_cli.h"
 #include "tests/model_fixtures.h"
@@ -130,13 +133,83 @@ TEST_SUITE("ch14_decoder_model") {
       auto& own = dynamic_cast<DecoderModelState&>(*st);
       CHECK(own.position == T);
       REQUIRE(own.cache.size() == 2);
-      CHECK(own.cache[1].shape() == Shape{2, T, 8});
+      CHECK(own.cache[1].keys.shape() == Shape{2, 2, T, 4});  // (B, h, t, d_k)
+      CHECK(own.cache[1].values.shape() == Shape{2, 2, T, 4});
       // Greedy decoding runs on the cache; a row decodes alike alone or beside another.
       Decoded both = model.greedy(batch, 6);
       Decoded alone = model.greedy(make_batch({{{5, 3}, {3, 5}}}), 6);
       CHECK(both.tokens[1] == alone.tokens[0]);
       CHECK(both.attention.empty());
     }
+  }
+
+  TEST_CASE("the cache is K and V: each layer's keys and values of the full forward (1e-12); a step projects one row") {
+    for (const Variant& v : kVariants) {
+      CAPTURE(describe(v));
+      Generator gen(11);
+      ModelConfig c = tiny_decoder(v.attention_only, v.norm_first, v.positions);
+      c.embed = 8;
+      const int64_t D = 8, h = 2, dk = 4, B = 2;
+      DecoderModel model(c, gen);
+      Batch batch = test::two_sequences();  // lengths 5 and 3: T = 5
+      const int64_t T = batch.tgt_len;
+      // The full forward's layer inputs, rebuilt from the public parts: x_0 = embed + P, then
+      // each layer over all T positions with the causal mask of the real keys.
+      std::map<std::string, Var> named;
+      for (auto& [n, p] : model.named_parameters()) named[n] = p;
+      Tensor P = v.positions == std::string("learned") ? slice(named.at("pos.weight").value(), 0, 0, T)
+                                                       : sinusoidal_positions(T, D);
+      Var x = reshape(index_select(named.at("embed.weight"), batch.tgt_in), {B, T, D}) + Var(P);
+      const Tensor mask = key_mask(length_mask(batch.tgt_lengths, T, "test"), T, true);
+      std::vector<Var> kv_in;  // what layer l's attention projects into keys and values (B, T, D)
+      for (size_t l = 0; l < 2; ++l) {
+        kv_in.push_back(v.norm_first ? model.block(l).norm1.forward(x) : x);
+        x = v.attention_only ? x + model.self_attention(l).forward(x, x, mask).output : model.block(l).forward(x, mask);
+      }
+      if (v.attention_only) CHECK(equal(x.value(), model.hidden(batch.tgt_in, B, T, batch.tgt_lengths).value()));
+      // Decode every position; after each step the cache holds K and V of all positions so far.
+      std::unique_ptr<StepState> st = model.start_decoding(batch);
+      auto& own = dynamic_cast<DecoderModelState&>(*st);
+      for (int64_t t = 0; t < T; ++t) {
+        model.decode_step({batch.tgt_in[t], batch.tgt_in[T + t]}, *st);
+        // Whatever t, the step sent B rows through W_q, W_k, W_v (D x D each) in both layers.
+        CHECK(own.projection_multiply_adds == 2 * B * 3 * D * D);
+      }
+      for (size_t l = 0; l < 2; ++l) {
+        const TransformerAttention& sa = model.self_attention(l);
+        // K = kv W_k^T + b_k and V = kv W_v^T + b_v, the packed in_proj's rows D..2D-1 and 2D..3D-1.
+        Tensor K = linear(kv_in[l], slice(sa.in_proj_weight, 0, D, 2 * D), slice(sa.in_proj_bias, 0, D, 2 * D)).value();
+        Tensor V = linear(kv_in[l], slice(sa.in_proj_weight, 0, 2 * D, 3 * D), slice(sa.in_proj_bias, 0, 2 * D, 3 * D)).value();
+        const Tensor &ck = own.cache[l].keys.value(), &cv = own.cache[l].values.value();  // (B, h, T, d_k)
+        REQUIRE(ck.shape() == Shape{B, h, T, dk});
+        REQUIRE(cv.shape() == Shape{B, h, T, dk});
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t s = 0; s < batch.tgt_lengths[b]; ++s)  // the real positions
+            for (int64_t i = 0; i < h; ++i)
+              for (int64_t j = 0; j < dk; ++j) {  // head i's feature j is the projection's i d_k + j
+                const int64_t at = ((b * h + i) * T + s) * dk + j, full = (b * T + s) * D + i * dk + j;
+                CHECK(std::fabs(ck[at] - K[full]) < test::tol(1e-12));
+                CHECK(std::fabs(cv[at] - V[full]) < test::tol(1e-12));
+              }
+      }
+    }
+  }
+
+  TEST_CASE("TransformerAttention::attend over keys_values is forward with every key allowed, bit for bit") {
+    Generator gen(12);
+    TransformerAttention sa(8, 2, gen);
+    Generator data(13);
+    Var q(Tensor::normal({2, 3, 8}, 0, 1, data)), kv(Tensor::normal({2, 5, 8}, 0, 1, data));
+    AttentionOutput a = sa.attend(q, sa.keys_values(kv)), f = sa.forward(q, kv, Tensor::ones({2, 3, 5}));
+    CHECK(equal(a.output.value(), f.output.value()));
+    CHECK(equal(a.weights.value(), f.weights.value()));
+    CHECK_THROWS_WITH_AS(sa.keys_values(Var(Tensor::zeros({2, 5, 6}))),
+                         doctest::Contains("keys_values of [2, 5, 6], must be (B, S, 8)"), Error);
+    CHECK_THROWS_WITH_AS(sa.attend(Var(Tensor::zeros({3, 1, 8})), sa.keys_values(kv)),
+                         doctest::Contains("attend's query [3, 1, 8], keys [2, 2, 5, 4]"), Error);
+    Generator g2(14);
+    DecoderModel attention_only(tiny_decoder(true), g2);
+    CHECK_THROWS_WITH_AS(attention_only.block(0), doctest::Contains("an attention-only model has no full layers"), Error);
   }
 
   TEST_CASE("learned positions: a sequence longer than the table is a clear error, in the forward and in steps") {
@@ -165,7 +238,10 @@ TEST_SUITE("ch14_decoder_model") {
     auto& sel = dynamic_cast<DecoderModelState&>(*picked);
     auto& own = dynamic_cast<DecoderModelState&>(*st);
     REQUIRE(sel.cache.size() == 2);
-    for (size_t i = 0; i < 2; ++i) CHECK(equal(sel.cache[i].value(), index_select(own.cache[i].value(), rows)));
+    for (size_t i = 0; i < 2; ++i) {
+      CHECK(equal(sel.cache[i].keys.value(), index_select(own.cache[i].keys.value(), rows)));
+      CHECK(equal(sel.cache[i].values.value(), index_select(own.cache[i].values.value(), rows)));
+    }
     CHECK(sel.position == 2);
     Tensor next = model.logits(model.decode_step({4, 4}, *st).out).value();      // (2, V)
     Tensor chosen = model.logits(model.decode_step({4, 4, 4}, sel).out).value();  // (3, V)
@@ -264,6 +340,109 @@ TEST_SUITE("ch14_decoder_model") {
       Batch batch = test::two_sequences();
       CHECK(equal(loaded.forward(batch).value(), model.forward(batch).value()));
     }
+  }
+
+  TEST_CASE("gradcheck: shared embeddings, the one table's gradient from the embedding and from the output summed" *
+            DOUBLE_ONLY(kGradcheckReason)) {
+    for (bool attention_only : {true, false}) {
+      ModelConfig c = tiny_decoder(attention_only, !attention_only, "learned");
+      c.share_embeddings = true;
+      Generator gen(15);
+      DecoderModel model(c, gen);
+      Batch batch = test::two_sequences();
+      GradcheckReport r = gradcheck([&] { return model.loss(batch); }, model.parameters(),
+                                    {.name = std::string("tied decoder loss, ") + (attention_only ? "attention-only" : "pre-norm")});
+      INFO(r.str());
+      CHECK(r.ok);
+    }
+  }
+
+  TEST_CASE("shared embeddings: out reads the embedding's table (one Var), keeps its bias; the checkpoint loads tied") {
+    ModelConfig c = tiny_decoder(true, false, "learned");
+    c.share_embeddings = true;
+    Generator gen(16);
+    DecoderModel model(c, gen);
+    std::map<std::string, Var> named;
+    for (auto& [n, p] : model.named_parameters()) named[n] = p;
+    CHECK(named.count("out.weight") == 0);  // listed once, as embed.weight (the transformer's tied table too)
+    REQUIRE(named.count("out.bias") == 1);
+    CHECK(model.num_parameters() == c.parameter_count());
+    ModelConfig untied = c;
+    untied.share_embeddings = false;
+    CHECK(c.parameter_count() == untied.parameter_count() - 7 * 4);  // one (V, D) table fewer
+    CHECK(c.describe() == "decoder-only (D 4, 2 layers, 2 heads, attention only, shared embeddings)");
+    // logits = x E^T + b_out, E the embedding's table: change E and the output layer changes with it.
+    Var x(Tensor::ones({1, 4}));
+    CHECK(equal(model.logits(x).value(), linear(x, named.at("embed.weight"), named.at("out.bias")).value()));
+    named.at("embed.weight").value()[4 * 4] += 1;  // row 4, a symbol's
+    CHECK(equal(model.logits(x).value(), linear(x, named.at("embed.weight"), named.at("out.bias")).value()));
+    // The file holds the table once; the flag is in its metadata, and a model loads tied.
+    Scratch s("decoder-tied");
+    save_checkpoint(model, s.path("t.safetensors"), c.to_metadata());
+    const std::map<std::string, std::string> meta = read_checkpoint_metadata(s.path("t.safetensors"));
+    CHECK(meta.at("share_embeddings") == "1");
+    Generator other(98);
+    std::unique_ptr<Model> loaded = make_model(ModelConfig::from_metadata(meta), other);
+    load_checkpoint(*loaded, s.path("t.safetensors"));
+    CHECK(loaded->config().share_embeddings);
+    Batch batch = test::two_sequences();
+    CHECK(equal(loaded->forward(batch).value(), model.forward(batch).value()));
+    std::map<std::string, Var> back;
+    for (auto& [n, p] : loaded->named_parameters()) back[n] = p;
+    back.at("embed.weight").value()[4 * 4] += 1;
+    CHECK(equal(loaded->logits(x).value(), linear(x, back.at("embed.weight"), back.at("out.bias")).value()));
+  }
+
+  TEST_CASE("shared embeddings from heed train: a resumed run is the run that never stopped; eval reads the tied file") {
+    Scratch s("decoder-tied-cli");
+    const std::string run = "train --model decoder --task repeat --vocab 6 --min-len 3 --max-len 5 --embed 8 --heads 2 "
+                            "--batch 4 --eval-samples 10 --schedule constant --attention-only --layers 2 "
+                            "--share-embeddings --dropout 0.1 ";
+    const std::string straight = s.path("straight.st"), half = s.path("half.st"), resumed = s.path("resumed.st");
+    CliRun t = s.heed(run + "--steps 20 --save " + straight);
+    INFO(t.err);
+    REQUIRE(t.status == 0);
+    CHECK(t.out.find("attention only, sinusoidal positions, shared embeddings") != std::string::npos);
+    REQUIRE(s.heed(run + "--steps 10 --save " + half).status == 0);
+    CliRun r = s.heed("train --resume " + half + " --steps 20 --save " + resumed);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(slurp(resumed) == slurp(straight));
+    CHECK(slurp(resumed) != slurp(half));
+    CHECK(read_checkpoint_metadata(resumed).at("share_embeddings") == "1");
+    CliRun e = s.heed("eval --load " + resumed + " --samples 10");
+    INFO(e.err);
+    CHECK(e.status == 0);
+    CHECK(e.out.find("decoder-only (D 8, 2 layers, 2 heads, attention only, shared embeddings) on repeat") !=
+          std::string::npos);
+  }
+
+  TEST_CASE("heed train's closing line on repeat: each copy's loss and the in-context one, heed eval's numbers") {
+    Scratch s("decoder-closing");
+    const std::string file = s.path("d.safetensors");
+    CliRun t = s.heed("train --model decoder --task repeat --vocab 6 --min-len 3 --max-len 5 --embed 8 --heads 2 "
+                      "--batch 4 --eval-samples 10 --attention-only --layers 2 --steps 20 --seed 3 --json --save " + file);
+    INFO(t.err);
+    REQUIRE(t.status == 0);
+    const Json j = t.json();
+    REQUIRE(j.find("loss_in_context"));
+    const real first = j.find("loss_first")->as_real(), repeated = j.find("loss_repeated")->as_real(),
+               in_context = j.find("loss_in_context")->as_real();
+    CHECK(in_context != repeated);  // the second copy without its first symbol is another mean
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "held-out: loss %.4f on the first copy, %.4f on the repeated one, %.4f on it from its 2nd symbol, "
+                  "log V %.4f (10 sequences)\n",
+                  first, repeated, in_context, std::log(6.0));
+    CHECK(t.out.find(line) != std::string::npos);
+    // train scores 10 sequences drawn from seed + 7777777: heed eval --seed 7777780 reads the same ones.
+    CliRun e = s.heed("eval --load " + file + " --samples 10 --seed 7777780 --json");
+    INFO(e.err);
+    REQUIRE(e.status == 0);
+    const Json ej = e.json();
+    CHECK(ej.find("loss_first")->as_real() == first);
+    CHECK(ej.find("loss_repeated")->as_real() == repeated);
+    CHECK(ej.find("loss_in_context")->as_real() == in_context);
   }
 
   TEST_CASE("dropout: a seed fixes the masks, training changes them, evaluation has none, the stream's state restores") {

@@ -2,7 +2,8 @@
 // models.DecoderOnly of reference/pytorch/models.py (stock nn.Embedding, nn.MultiheadAttention or
 // nn.TransformerEncoderLayer with a causal mask, nn.LayerNorm, nn.Linear), on the same weights:
 // logits, loss and the gradient of every parameter, to 1e-12 in double, on a padded batch, for
-// attention-only layers and for full post-norm and pre-norm ones. The golden numbers are literals
+// attention-only layers and for full post-norm and pre-norm ones, and with the output layer's
+// weight tied to the embedding (--share-embeddings). The golden numbers are literals
 // in tests/ch14_decoder_golden.h, made by reference/pytorch/decoder_golden.py (torch is not
 // needed to run this test).
 #include <doctest/doctest.h>
@@ -39,7 +40,7 @@ void check_equal(const Tensor& got, const std::vector<double>& want, const std::
 
 void check_against_torch(bool attention_only, bool norm_first, const std::string& positions,
                          const std::vector<double>& logits_want, double loss_want,
-                         const std::vector<golden_decoder::Grad>& grads_want) {
+                         const std::vector<golden_decoder::Grad>& grads_want, bool share_embeddings = false) {
   ModelConfig c;
   c.model = "decoder";
   c.src_vocab = c.tgt_vocab = 7;
@@ -51,6 +52,7 @@ void check_against_torch(bool attention_only, bool norm_first, const std::string
   c.attention_only = attention_only;
   c.norm_first = norm_first;
   c.positions = positions;
+  c.share_embeddings = share_embeddings;
   Generator gen(0);
   DecoderModel model(c, gen);
   // Parameter k in the PyTorch module's order gets fill(shape, k); the names must agree as well.
@@ -90,5 +92,11 @@ TEST_SUITE("ch14_decoder_torch") {
             DOUBLE_ONLY(kPytorchFp64Reason)) {
     using namespace golden_decoder;
     check_against_torch(false, true, "sinusoidal", kPreLogits, kPreLoss, kPreGrads);
+  }
+
+  TEST_CASE("equals models.DecoderOnly, out.weight tied to embed.weight: logits, loss, every gradient (both uses') to 1e-12" *
+            DOUBLE_ONLY(kPytorchFp64Reason)) {
+    using namespace golden_decoder;
+    check_against_torch(true, false, "learned", kTiedLogits, kTiedLoss, kTiedGrads, true);
   }
 }

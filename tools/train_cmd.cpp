@@ -74,7 +74,10 @@ const char* kHelp =
     "%s"
     "  --share-embeddings        transformer: the output layer's weight is the target embedding's\n"
     "                            table (Vaswani et al. 2017, section 3.4; the paper also shares it\n"
-    "                            with the source side, over one joint vocabulary)\n"
+    "                            with the source side, over one joint vocabulary); decoder: the\n"
+    "                            output layer's weight is the one embedding's table, tied as in\n"
+    "                            GPT-2 (the same flag: in both the output reads the table of the\n"
+    "                            tokens it predicts)\n"
     "  --seed N                  seed of the weights and the data (1)\n"
     "  --eval-samples N          held-out sequences scored at the end (500)\n"
     "  --save FILE               write the trained model (safetensors) to FILE, with the training\n"
@@ -293,7 +296,7 @@ int cmd_train(const std::vector<std::string>& argv) {
             std::to_string(config.embed) +
             (config.attention_only ? std::string(", attention only")
                                    : ", ff " + std::to_string(config.ff) + (config.norm_first ? ", pre-norm" : ", post-norm")) +
-            ", " + config.positions + " positions";
+            ", " + config.positions + " positions" + (config.share_embeddings ? ", shared embeddings" : "");
   std::printf("training %s (%s, %lld parameters) on %s, %lld steps of %lld sequences\n", config.model.c_str(),
               shape.c_str(), static_cast<long long>(model.num_parameters()), task->name().c_str(),
               static_cast<long long>(opt.steps), static_cast<long long>(opt.batch));
@@ -416,8 +419,9 @@ int cmd_train(const std::vector<std::string>& argv) {
   else if (data)
     std::printf("validation: no pairs to score\n");
   else if (halves)
-    std::printf("held-out: loss %.4f on the first copy, %.4f on the repeated one, log V %.4f (%lld sequences)\n",
-                half.first, half.repeated, math::log(static_cast<real>(repeat->num_symbols())),
+    std::printf("held-out: loss %.4f on the first copy, %.4f on the repeated one, %.4f on it from its 2nd symbol, "
+                "log V %.4f (%lld sequences)\n",
+                half.first, half.repeated, half.in_context, math::log(static_cast<real>(repeat->num_symbols())),
                 static_cast<long long>(half.sequences));
   else
     std::printf("held-out: exact %.3f, token %.3f (%lld sequences)\n", acc.exact(), acc.token(),
@@ -438,6 +442,7 @@ int cmd_train(const std::vector<std::string>& argv) {
     if (halves) {
       j.set("loss_first", half.first);
       j.set("loss_repeated", half.repeated);
+      j.set("loss_in_context", half.in_context);
     }
     if (data && scored.pairs > 0) {
       j.set("bleu", scored.bleu);

@@ -8,7 +8,8 @@ Transformer and the decoder-only model; with the run's training state or --weigh
 task, translate included), builds the model its metadata describes from the stock PyTorch modules of models.py, loads the
 file's tensors with load_state_dict(strict=True) -- no renaming: heed names them as these
 modules' state_dict does (docs/checkpoints.md); the `training.` tensors, Adam's state, are left
-out, and a --share-embeddings file holds its tied table once, as models.Transformer takes it --
+out, and a --share-embeddings file holds its tied table once, as models.Transformer and
+models.DecoderOnly take it --
 and decodes the source greedily as `heed predict` does, in float64. It prints one JSON line per
 checkpoint with the fields of `heed predict --json`: source, output (in the file's own
 words), attention (one row per output token; for the Transformer the last decoder layer's
@@ -94,7 +95,8 @@ def build(meta, path="checkpoint"):
             return DecoderOnly(int(meta["tgt_vocab"]), int(meta["embed"]), int(meta["heads"]), int(meta["layers"]),
                                int(meta["ff"]), attention_only=meta["attention_only"] == "1",
                                norm_first=meta["norm_first"] == "1", positions=meta["positions"],
-                               max_len=int(meta["max_src_len"]))
+                               max_len=int(meta["max_src_len"]),
+                               share_embeddings=meta.get("share_embeddings") == "1")
         if model == "transformer":
             return Transformer(int(meta["src_vocab"]), int(meta["tgt_vocab"]), int(meta["embed"]), int(meta["heads"]),
                                int(meta["layers"]), int(meta["ff"]), norm_first=meta["norm_first"] == "1",

@@ -305,10 +305,14 @@ class DecoderOnly(nn.Module):
     an nn.MultiheadAttention added to the residual stream, x = x + attn(x) (Elhage et al. 2021: no
     feed-forward, no LayerNorm); else each is an nn.TransformerEncoderLayer run with a causal mask
     (post-norm, or pre-norm with norm_first), followed by a final nn.LayerNorm. Learned positions
-    are a table of max_len rows. The attribute names are heed's parameter names."""
+    are a table of max_len rows. The attribute names are heed's parameter names.
+    share_embeddings (heed train --model decoder --share-embeddings) ties out.weight to
+    embed.weight, as GPT-2 does: one Parameter, which state_dict() lists under both names and
+    which gets the gradients of both uses; heed's checkpoint holds it once, as embed.weight, and
+    loading gives the same tensor to out.weight too (as Transformer's share_embeddings)."""
 
     def __init__(self, vocab, embed, heads, layers, ff, attention_only=False, norm_first=False,
-                 positions="sinusoidal", max_len=64):
+                 positions="sinusoidal", max_len=64, share_embeddings=False):
         super().__init__()
         if positions not in ("sinusoidal", "learned"):
             raise ValueError(f"unknown positions {positions!r} (choose sinusoidal, learned)")
@@ -325,7 +329,16 @@ class DecoderOnly(nn.Module):
                                            norm_first=norm_first) for _ in range(layers))
             self.norm = nn.LayerNorm(embed)
         self.out = nn.Linear(embed, vocab)
+        if share_embeddings:
+            self.out.weight = self.embed.weight
+            self._register_load_state_dict_pre_hook(self._tied_table)
         self.attention_only = attention_only
+
+    @staticmethod
+    def _tied_table(state_dict, prefix, *args):
+        """A state dict holding the shared table once (heed's) names it for out.weight too."""
+        if prefix + "embed.weight" in state_dict and prefix + "out.weight" not in state_dict:
+            state_dict[prefix + "out.weight"] = state_dict[prefix + "embed.weight"]
 
     def forward(self, ids, lengths=None):
         """ids (B, T), <bos> first; lengths (B) real positions per row (None: all) -> logits (B, T, V)."""
