@@ -223,7 +223,7 @@ TEST_SUITE("ch13_recipe") {
           Refusal{"train --steps 5 --schedule constant --warmup 10", "--warmup is for --schedule warmup"},
           Refusal{"train --steps 5 --schedule warmup --warmup 0", "--warmup"},
           Refusal{"train --steps 5 --label-smoothing 1", "--label-smoothing"},
-          Refusal{"train --steps 5 --model additive --share-embeddings", "--share-embeddings is for --model transformer, not additive"},
+          Refusal{"train --steps 5 --model additive --share-embeddings", "--share-embeddings is for --model transformer or decoder, not additive"},
           Refusal{"train --resume " + s.path("f.st") + " --warmup 3", "--warmup cannot be given with --resume"},
           Refusal{"train --resume " + s.path("f.st") + " --label-smoothing 0.2", "--label-smoothing cannot be given with --resume"},
           Refusal{"train --resume " + s.path("f.st") + " --share-embeddings", "--share-embeddings cannot be given with --resume"},

@@ -135,7 +135,7 @@ TEST_SUITE("reliability") {
         {"bench --sweep len=5,5", "the values must increase (5 after 5)"},
         {"bench --sweep len=5 --len 5", "--sweep len and --len both set len; give one"},
         {"bench --sweep batch=1,100000 --len 1000", "--sweep batch=100000 (additive): train: a step of 100000 sequences"},
-        {"bench --sweep len=5 --model plain --layers 2", "--sweep len=5 (plain): --layers is for --model transformer, not plain"},
+        {"bench --sweep len=5 --model plain --layers 2", "--sweep len=5 (plain): --layers is for --model transformer or decoder, not plain"},
         {"bench --sweep hidden=8,16 --model transformer", "--sweep hidden: the transformer has no hidden size"},
         {"bench --sweep len=5 --model plain,perceiver", "--model: 'perceiver' is not one of plain, additive"},
         {"bench --sweep len=5 --model plain,plain", "--model: plain is given twice"},

@@ -204,9 +204,9 @@ void read_transformer_flags(const Args& a, ModelConfig& c) {
     throw a.error(std::string(kAttentionOnlySwitch) + " is for --model decoder, not " + c.model);
   if (!c.has_layers()) {
     for (const std::string& f : kTransformerFlags)
-      if (a.has(f)) throw a.error(f + " is for --model transformer, not " + c.model);
+      if (a.has(f)) throw a.error(f + " is for --model transformer or decoder, not " + c.model);
     for (const char* f : {kTransformerSwitch, kShareEmbeddings})
-      if (a.has(f)) throw a.error(std::string(f) + " is for --model transformer, not " + c.model);
+      if (a.has(f)) throw a.error(std::string(f) + " is for --model transformer or decoder, not " + c.model);
     return;
   }
   // The recurrent models' flags: the transformer has no cell, no hidden size, no direction and
