@@ -73,11 +73,11 @@ ModelConfig decoder_config(const Task& task, int64_t layers, int64_t embed, int6
   return c;
 }
 
-void print_matrix(const char* name, const real* w, int64_t rows, int64_t cols) {
+void print_matrix(const char* name, const real* w, int64_t rows, int64_t cols, const char* format = " %6.3f") {
   std::printf("%s\n", name);
   for (int64_t r = 0; r < rows; ++r) {
     std::printf("  ");
-    for (int64_t c = 0; c < cols; ++c) std::printf(" %6.3f", w[r * cols + c]);
+    for (int64_t c = 0; c < cols; ++c) std::printf(format, w[r * cols + c]);
     std::printf("\n");
   }
 }
@@ -97,7 +97,7 @@ void causal() {
   std::vector<real> mask(T * T);
   for (int64_t t = 0; t < T; ++t)
     for (int64_t s = 0; s < T; ++s) mask[t * T + s] = s <= t ? 1 : 0;
-  print_matrix("the causal mask, T 5 (query row t, key column s; 1: s <= t)", mask.data(), T, T);
+  print_matrix("the causal mask, T 5 (query row t, key column s; 1: s <= t)", mask.data(), T, T, " %2.0f");
 
   // A small untrained model: 1 layer of 2 heads, D 8, on 5 symbols.
   RepeatTask small(5, 2, 2);
@@ -128,9 +128,10 @@ void causal() {
   std::printf("  %lld parameters; the positions are sinusoidal (no parameters)\n", ll(two.num_parameters()));
 
   // A later token cannot change an earlier logit: change the token at j, compare every position.
-  Generator data(7);
-  Example ex = task.sample(data, 4);
-  Batch b = make_batch({ex});
+  const std::vector<int64_t> segment = {3 + 7, 3 + 2, 3 + 19, 3 + 11};  // 7 2 19 11 (symbol k has id k + 3)
+  std::vector<int64_t> twice = segment;
+  twice.insert(twice.end(), segment.begin(), segment.end());
+  Batch b = make_batch({Example{segment, twice}});
   const int64_t L = b.tgt_len, V = task.tgt_vocab().size();
   std::printf("one sequence, target shifted by one:\n  input  (tgt_in):  %s\n  target (tgt_out): %s\n",
               task.tgt_vocab().decode(b.tgt_in).c_str(), task.tgt_vocab().decode(b.tgt_out).c_str());
