@@ -44,14 +44,15 @@ long long ll(int64_t v) { return static_cast<long long>(v); }
 struct Setup {
   int64_t vocab, min_len, max_len;  // repeat: segments of min_len .. max_len symbols out of vocab
   int64_t embed, heads;             // D and h of every layer (attention only, sinusoidal positions)
-  int64_t steps, every;             // training steps (batches of 64, lr 3e-3 decayed), a measurement every `every`
+  int64_t steps, batch;             // training steps and sequences per step (lr 3e-3 decayed linearly)
+  int64_t every;                    // a measurement every `every` steps
   int64_t curve_samples;            // sequences per measurement along the run
   int64_t final_samples;            // sequences of the final scores and the ablations
 };
-// As `heed train --model decoder --attention-only --task repeat --vocab 20 --min-len 8 --max-len 12
-// --embed 32 --heads 4 --steps 3000` (seed 1) for 1 and 2 layers.
-constexpr Setup kFull{20, 8, 12, 32, 4, 3000, 50, 100, 500};
-constexpr Setup kQuick{20, 8, 12, 16, 4, 40, 20, 20, 20};
+// As `heed train --model decoder --attention-only --layers N --task repeat --vocab 20 --min-len 8
+// --max-len 16 --embed 64 --heads 4 --steps 4000` (seed 1, batch 32) for N = 1 and 2.
+constexpr Setup kFull{20, 8, 16, 64, 4, 4000, 32, 50, 100, 500};
+constexpr Setup kQuick{20, 8, 16, 16, 4, 40, 32, 20, 20, 20};
 
 // The seeds heed train --seed 1 uses: the weights', the data stream's, and its final evaluation's.
 constexpr uint64_t kSeed = 1, kDataSeed = kSeed + 1000003, kEvalSeed = kSeed + 7777777;
@@ -249,8 +250,9 @@ Run& trained(Experiment& e, int64_t layers) {
   Run& r = e.runs[layers];
   Generator gen(kSeed);
   r.model = std::make_unique<DecoderModel>(decoder_config(e.task, layers, e.s.embed, e.s.heads), gen);
-  TrainOptions opt;  // heed train's defaults: batch 64, lr 3e-3 decayed linearly, clip 1
+  TrainOptions opt;  // heed train's defaults: lr 3e-3 decayed linearly, clip 1
   opt.steps = e.s.steps;
+  opt.batch = e.s.batch;
   opt.seed = kDataSeed;
   const real start = cpu_seconds();
   r.points.push_back(measure(*r.model, e, 0, NAN));
@@ -351,15 +353,15 @@ void repeat(Experiment& e, const std::string& dir) {
   check_writable(chart_path);
   const real log_v = e.log_v();
   std::printf("== 3. repeat: segments of %lld .. %lld symbols out of %lld, then the segment again; attention-only,\n"
-              "D %lld, %lld heads, %lld steps of 64 (lr 3e-3 decayed linearly); log V = log %lld = %.4f nats\n",
+              "D %lld, %lld heads, %lld steps of %lld (lr 3e-3 decayed linearly); log V = log %lld = %.4f nats\n",
               ll(e.s.min_len), ll(e.s.max_len), ll(e.s.vocab), ll(e.s.embed), ll(e.s.heads), ll(e.s.steps),
-              ll(e.s.vocab), log_v);
+              ll(e.s.batch), ll(e.s.vocab), log_v);
   std::printf("loss per symbol (nats) on %lld sequences along the run: first copy / repeated copy / from its 2nd symbol\n",
               ll(e.s.curve_samples));
   std::printf("  step      1 layer                   2 layers\n");
   Run& one = trained(e, 1);
   Run& two = trained(e, 2);
-  const int64_t print_every = std::max<int64_t>(e.s.every, e.s.steps / 6);
+  const int64_t print_every = std::max<int64_t>(e.s.every, e.s.steps / 8);
   for (size_t i = 0; i < one.points.size(); ++i) {
     const Point &a = one.points[i], &b = two.points[i];
     if (a.step % print_every != 0 && a.step != e.s.steps) continue;
@@ -489,10 +491,10 @@ void phase(Experiment& e, const std::string& dir) {
     if (score_step < 0 && score_of(p) > 0.5) score_step = p.step;
     if (loss_step < 0 && p.loss.in_context < 0.5 * log_v) loss_step = p.step;
   }
-  // Every measurement in the first third of the run, where the change happens; then every twelfth of it.
-  const int64_t print_every = std::max<int64_t>(e.s.every, e.s.steps / 12);
+  // Every measurement in the first quarter of the run, where the change happens; then every eighth of it.
+  const int64_t print_every = std::max<int64_t>(e.s.every, e.s.steps / 8);
   for (const Point& p : r.points)
-    if (3 * p.step <= e.s.steps || p.step % print_every == 0 || p.step == e.s.steps)
+    if (4 * p.step <= e.s.steps || p.step % print_every == 0 || p.step == e.s.steps)
       std::printf("  step %5lld  induction %.3f  loss %.3f  (%5.1f %% of log V)\n", ll(p.step), score_of(p),
                   p.loss.in_context, 100 * p.loss.in_context / log_v);
   auto said = [](int64_t step) { return step < 0 ? std::string("never") : "at step " + std::to_string(step); };
