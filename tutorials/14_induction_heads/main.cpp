@@ -503,16 +503,23 @@ void phase(Experiment& e, const std::string& dir) {
   // Both curves on one axis: the score in [0, 1] and the loss as a fraction of log V.
   Series score{"layer " + std::to_string(last) + " head " + std::to_string(best) + ": induction score", {}, {}, 1, 0};
   Series loss{"in-context loss / log V", {}, {}, 0, 1};
+  // The chart shows the first quarter of the run (at least two measurements), where the change is.
+  const int64_t window = std::max(e.s.steps / 4, 2 * e.s.every);
   for (const Point& p : r.points) {
+    if (p.step > window) break;
     score.x.push_back(static_cast<real>(p.step));
     score.y.push_back(score_of(p));
     loss.x.push_back(static_cast<real>(p.step));
     loss.y.push_back(p.loss.in_context / log_v);
   }
   std::vector<XMarker> marks;
-  if (score_step >= 0) marks.push_back({static_cast<real>(score_step), "score"});
-  if (loss_step >= 0) marks.push_back({static_cast<real>(loss_step), "loss"});
-  write_text_file(chart_path, svg_line_chart({score, loss}, "the phase change (grey lines: each curve's first step past 0.5)",
+  if (score_step >= 0 && score_step == loss_step) {
+    marks.push_back({static_cast<real>(score_step), "score and loss"});
+  } else {
+    if (score_step >= 0) marks.push_back({static_cast<real>(score_step), "score"});
+    if (loss_step >= 0) marks.push_back({static_cast<real>(loss_step), "loss"});
+  }
+  write_text_file(chart_path, svg_line_chart({score, loss}, "the phase change, the run's first " + std::to_string(window) + " steps (grey: each curve's first step past 0.5)",
                                              "training step", "score, or loss / log V", marks));
   // The film: that head's attention on the fixed sequence at every measurement.
   const Vocab& v = e.task.tgt_vocab();
