@@ -265,7 +265,7 @@ TEST_SUITE("exercises") {
       for (int i = 1; i <= problems; ++i) CHECK(answers.find("\n## " + std::to_string(i) + ". ") != std::string::npos);
       CHECK(answers.find("\n## " + std::to_string(problems + 1) + ". ") == std::string::npos);
     }
-    CHECK(chapters == 13);
+    CHECK(chapters == 14);
   }
 }
 
