@@ -17,6 +17,7 @@
 #include "models/evaluate.h"
 #include "models/heads.h"
 #include "models/transformer.h"
+#include "models/translate.h"
 #include "tensor/math.h"
 #include "tools/common.h"
 #include "tools/heads.h"  // --attention, --layer, --head
@@ -109,6 +110,56 @@ Json matrix_json(const std::vector<std::vector<real>>& m) {
     rows.push_back(Json(r));
   }
   return Json(rows);
+}
+
+// heed predict on a decoder-only model of a task written as one sequence (OneSequenceTask): the
+// greedy continuation of <bos> source <sep>, up to <eos> or 2 S + 10 tokens.
+int predict_after_sep(const Args& a, const LoadedModel& m, const OneSequenceTask& task) {
+  for (const char* flag : {"--svg", "--html", "--beam", "--attention", "--layer", "--head"})
+    if (a.has(flag))
+      throw a.error(std::string(flag) + " is not available for a decoder-only model: heed predict shows its "
+                    "continuation only");
+  const Vocab& v = m.src_vocab;  // one vocabulary: the source's words, the target's, <sep>
+  std::vector<int64_t> src;
+  try {
+    src = v.encode(a.positional()[0]);
+  } catch (const Error& e) {
+    throw a.error(e.what());
+  }
+  for (int64_t id : src)
+    if (id >= task.base().src_vocab().size())
+      throw a.error("the source may not contain '" + v.token(id) + "': " + task.base().name() +
+                    "'s sources are made of its source words (" + token_hint(task.base().src_vocab(), v.token(id)) + ")");
+  const int64_t S = static_cast<int64_t>(src.size());
+  const int64_t limit = m.model->config().source_limit();  // positions, <bos> included
+  const int64_t steps = std::min<int64_t>(2 * S + 10, limit == INT64_MAX ? INT64_MAX : limit - S - 2);
+  if (steps < 1 || S > SymbolTask::kMaxLength)
+    throw a.error("the source has " + std::to_string(S) + " tokens; this model reads at most " +
+                  std::to_string(std::min<int64_t>(limit - 3, SymbolTask::kMaxLength)) + " (and <bos>, <sep> and an output)");
+  std::vector<int64_t> prompt = src;
+  prompt.push_back(task.sep());
+  const Decoded d = greedy_after(*m.model, {prompt}, steps);
+  std::vector<int64_t> out;
+  real log_prob = 0;
+  for (size_t i = 0; i < d.tokens[0].size(); ++i) {
+    log_prob += d.token_log_prob[0][i];
+    if (d.tokens[0][i] == Vocab::kEos) break;
+    out.push_back(d.tokens[0][i]);
+  }
+  std::printf("source: %s\noutput: %s\n", terminal_safe(v.decode(src)).c_str(), terminal_safe(v.decode(out)).c_str());
+  if (a.has("--json")) {
+    Json::Array src_j, out_j;
+    for (int64_t id : src) src_j.push_back(v.token(id));
+    for (int64_t id : out) out_j.push_back(v.token(id));
+    std::printf("%s\n", Json::object({{"source", Json(src_j)},
+                                      {"output", Json(out_j)},
+                                      {"log_prob", log_prob},
+                                      {"dtype", kRealName},
+                                      {"threads", threads()}})
+                            .dump()
+                            .c_str());
+  }
+  return 0;
 }
 
 }  // namespace
@@ -209,6 +260,38 @@ int cmd_eval(const std::vector<std::string>& argv) {
     if (a.has("--json")) std::printf("%s\n", j.dump().c_str());
     return 0;
   }
+  // A model of the German grammar: its held-out loss per token and the share of its samples
+  // that the grammar produces (models/evaluate.h, score_language).
+  if (const auto* german = dynamic_cast<const GermanTask*>(m.task.get())) {
+    if (a.has("--lengths"))
+      throw a.error("--lengths does not apply to --task german: a language model is scored by its loss and samples");
+    const int64_t samples = a.integer("--samples", 500, 1, 1000000);
+    const int64_t seed = a.integer("--seed", 1, 0, INT64_MAX);
+    const LanguageScore s = score_language(*m.model, *german, samples, samples, static_cast<uint64_t>(seed));
+    const int64_t V = m.model->config().tgt_vocab;
+    std::printf("%s on german: %lld held-out sentences, teacher forced; %lld samples at temperature 1\n",
+                m.model->config().describe().c_str(), static_cast<long long>(s.sentences),
+                static_cast<long long>(s.samples));
+    std::printf("loss        %.4f nats per token (%lld tokens: the words and each <eos>)\n", s.loss,
+                static_cast<long long>(s.tokens));
+    std::printf("perplexity  %.3f  (uniform guessing over the %lld ids: %lld)\n", s.perplexity,
+                static_cast<long long>(V), static_cast<long long>(V));
+    std::printf("samples in the grammar  %lld of %lld (%.1f %%); %lld of them held-out sentences, never trained on\n",
+                static_cast<long long>(s.grammatical), static_cast<long long>(s.samples), 100 * s.grammatical_share(),
+                static_cast<long long>(s.held_out));
+    if (a.has("--json"))
+      std::printf("%s\n", Json::object({{"dtype", kRealName},
+                                        {"threads", threads()},
+                                        {"loss_per_token", s.loss},
+                                        {"perplexity", s.perplexity},
+                                        {"sentences", s.sentences},
+                                        {"samples", s.samples},
+                                        {"samples_in_grammar", s.grammatical},
+                                        {"samples_held_out", s.held_out}})
+                              .dump()
+                              .c_str());
+    return 0;
+  }
   std::vector<int64_t> range;
   for (int64_t L = m.task->min_len(); L <= m.task->max_len(); ++L) range.push_back(L);
   std::vector<int64_t> lengths = a.integers("--lengths", range, 1, SymbolTask::kMaxLength);
@@ -258,8 +341,11 @@ int cmd_predict(const std::vector<std::string>& argv) {
   if (all_heads && a.has("--html"))
     throw a.error("--html shows one matrix: give --head K for one head, or leave --head out for their mean");
   LoadedModel m = load_model(a.text("--load", ""));
-  if (m.model->config().is_decoder())  // greedy decoding from <bos> would ignore the source given
-    throw a.error(a.text("--load", "") + " is a decoder-only model, which reads no source to translate; "
+  if (const auto* one = dynamic_cast<const OneSequenceTask*>(m.task.get()); one && m.model->config().is_decoder())
+    return predict_after_sep(a, m, *one);  // source <sep>, then the model's continuation
+  if (m.model->config().is_decoder())  // repeat and german: a sequence with no source to answer
+    throw a.error(a.text("--load", "") + " is a decoder-only model of task " + m.task->name() +
+                  ", one sequence without a source to continue from; heed sample --load continues a prompt, "
                   "heed eval --load scores it");
   std::optional<HeadChoice> choice;  // what --attention, --layer and --head ask for
   if (pick) choice = choose_heads(a, m.model->config(), kind, all_heads);
