@@ -51,13 +51,18 @@ const char* kEvalHelp =
     "  --heads            also score every layer and head: its previous-token score (attention\n"
     "                     from t to t-1), its induction score (from the second copy's s_k to the\n"
     "                     first copy's s_k+1), and the repeated copy's loss with that head's\n"
-    "                     output zeroed (models/heads.h)\n";
+    "                     output zeroed (models/heads.h)\n"
+    "A decoder-only model of another toy task or translate reads <bos> source <sep> and is scored\n"
+    "on what it writes after <sep>, as above. One of --task german is scored by its loss per token\n"
+    "on held-out sentences (and perplexity) and by how many of --samples sentences it draws (from\n"
+    "<bos>, temperature 1) are sentences of the grammar.\n";
 
 const char* kPredictHelp =
     "usage: heed predict --load FILE [flags] \"SOURCE TOKENS\"\n"
     "\n"
     "Decodes one source until <eos> (greedily, or by beam search) and shows where the model looked:\n"
-    "one row per output token, one column per source token, darker = more attention.\n"
+    "one row per output token, one column per source token, darker = more attention. A decoder-only\n"
+    "model of a toy task or translate continues <bos> source <sep> greedily (no picture, no beam).\n"
     "\n"
     "  --load FILE   a model saved by heed train --save\n"
     "  --beam K      beam search keeping the K most probable prefixes (1-100; 1, the default, is\n"
