@@ -272,6 +272,28 @@ TEST_SUITE("ch14_tasks") {
     CHECK(g.out.find("in the grammar: ") != std::string::npos);
   }
 
+  TEST_CASE("translate as one sequence on the command line: German <sep> English, the source German alone") {
+    Scratch s("tasks-translate");
+    const std::string file = s.path("tr.safetensors");
+    CliRun t = s.heed("train --model decoder --task translate --embed 16 --heads 2 --ff 16 --steps 2 --eval-samples 5 "
+                      "--save " + file);
+    INFO(t.err);
+    REQUIRE(t.status == 0);
+    CHECK(t.out.find("on translate-seq") != std::string::npos);
+    const auto meta = read_checkpoint_metadata(file);
+    CHECK(meta.at("task") == "translate-seq");
+    const std::string tokens = meta.at("tgt_tokens");
+    CHECK(tokens.substr(tokens.size() - 6) == " <sep>");
+    CHECK(tokens.find(" because ") != std::string::npos);  // the English words follow the German ones
+    CHECK(tokens.find(" weil ") < tokens.find(" because "));
+    CliRun p = s.heed("predict --load " + file + " \"" + TranslateTask::kSeedSource + "\"");
+    REQUIRE(p.status == 0);
+    CHECK(p.out.find(std::string("source: ") + TranslateTask::kSeedSource + "\noutput: ") == 0);
+    CliRun e = s.heed("predict --load " + file + " \"ich am hungry\"");
+    CHECK(e.status == 2);
+    CHECK(e.err.find("the source may not contain 'am'") != std::string::npos);
+  }
+
   TEST_CASE("the combinations that make no sense are refused in one line") {
     Scratch s("tasks-bad");
     const std::string rev = s.path("rev.safetensors"), rep = s.path("rep.safetensors"), de = s.path("de.safetensors");
