@@ -37,6 +37,9 @@ Batch make_batch(const std::vector<Example>& examples) {
       throw Error("make_batch: example " + str(static_cast<int64_t>(i)) + " has an empty source");
     check_ids(e.src, i, "source");
     check_ids(e.tgt, i, "target");
+    if (e.context < 0 || e.context > static_cast<int64_t>(e.tgt.size()))
+      throw Error("make_batch: example " + str(static_cast<int64_t>(i)) + ": context " + str(e.context) +
+                  " is not within its " + str(static_cast<int64_t>(e.tgt.size())) + " target tokens");
     b.src_len = std::max(b.src_len, static_cast<int64_t>(e.src.size()));
     b.tgt_len = std::max(b.tgt_len, static_cast<int64_t>(e.tgt.size()) + 1);
   }
@@ -52,11 +55,12 @@ Batch make_batch(const std::vector<Example>& examples) {
     in[0] = Vocab::kBos;
     for (int64_t t = 0; t < L; ++t) {
       in[t + 1] = e.tgt[t];
-      out[t] = e.tgt[t];
+      out[t] = t < e.context ? Vocab::kPad : e.tgt[t];  // context is read, not predicted
     }
     out[L] = Vocab::kEos;
     b.lengths.push_back(S);
     b.tgt_lengths.push_back(L + 1);
+    b.context.push_back(e.context);
   }
   return b;
 }
@@ -123,8 +127,42 @@ std::vector<int64_t> RepeatTask::transform(std::vector<int64_t> src) const {
   return twice;
 }
 
+OneSequenceTask::OneSequenceTask(std::unique_ptr<Task> base) : base_(std::move(base)) {
+  if (dynamic_cast<const OneSequenceTask*>(base_.get()))
+    throw Error("one-sequence task: " + base_->name() + " is already one sequence");
+  // The source words keep their ids; the target's words the source lacks follow; <sep> last.
+  std::vector<std::string> words;
+  const std::vector<std::string>& src = base_->src_vocab().tokens();
+  words.assign(src.begin() + Vocab::kNumSpecials, src.end());
+  for (const std::string& w : base_->tgt_vocab().tokens())
+    if (!base_->src_vocab().contains(w)) words.push_back(w);
+  words.push_back(kSep);
+  vocab_ = Vocab(words);
+  sep_ = vocab_.size() - 1;
+  for (const std::string& w : base_->tgt_vocab().tokens()) tgt_ids_.push_back(vocab_.id(w));
+}
+
+Example OneSequenceTask::join(const Example& e) const {
+  Example out;
+  out.src = e.src;
+  out.tgt = e.src;
+  out.tgt.push_back(sep_);
+  for (int64_t id : e.tgt) out.tgt.push_back(tgt_ids_.at(static_cast<size_t>(id)));
+  out.context = static_cast<int64_t>(e.src.size()) + 1;  // s_1 .. s_n <sep>
+  return out;
+}
+
+std::vector<int64_t> OneSequenceTask::target(const std::vector<int64_t>& src) const {
+  for (int64_t id : src)
+    if (id >= base_->src_vocab().size())
+      throw Error(name() + ": source id " + str(id) + " (" + vocab_.token(id) + ") is not a word of the source");
+  std::vector<int64_t> t = base_->target(src);
+  for (int64_t& id : t) id = tgt_ids_.at(static_cast<size_t>(id));
+  return t;
+}
+
 const std::vector<std::string>& task_names() {
-  static const std::vector<std::string> names = {"copy", "reverse", "sort", "repeat", "translate"};
+  static const std::vector<std::string> names = {"copy", "reverse", "sort", "repeat", "translate", "german"};
   return names;
 }
 
@@ -135,6 +173,13 @@ std::unique_ptr<Task> make_task(const std::string& name, int64_t vocab, int64_t 
   if (name == "sort") return std::make_unique<SortTask>(vocab, min_len, max_len);
   if (name == "repeat") return std::make_unique<RepeatTask>(vocab, min_len, max_len);
   if (name == "translate") return std::make_unique<TranslateTask>();
+  if (name == "german") return std::make_unique<GermanTask>();
+  const std::string suffix = OneSequenceTask::kSuffix;
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    const std::string base = name.substr(0, name.size() - suffix.size());
+    if (base == "copy" || base == "reverse" || base == "sort" || base == "translate")
+      return std::make_unique<OneSequenceTask>(make_task(base, vocab, min_len, max_len));
+  }
   std::string valid;
   for (const std::string& n : task_names()) valid += (valid.empty() ? "" : ", ") + n;
   throw Error("unknown task '" + name + "' (tasks: " + valid + ")");

@@ -19,6 +19,10 @@ namespace heed {
 struct Example {
   std::vector<int64_t> src;  // (S) ids, no specials
   std::vector<int64_t> tgt;  // (L) ids, without BOS/EOS
+  // The first `context` target tokens are given, not predicted: make_batch scores their
+  // positions against PAD (ignored by the loss). 0 for every sequence-to-sequence task; a task
+  // written as one sequence (OneSequenceTask) gives its source and <sep> as context.
+  int64_t context = 0;
 };
 
 struct Batch {
@@ -28,9 +32,11 @@ struct Batch {
   std::vector<int64_t> tgt_in;                  // (B, T) BOS y1..yL, padded
   std::vector<int64_t> tgt_out;                 // (B, T) y1..yL EOS, padded
   std::vector<int64_t> tgt_lengths;             // (B) L + 1
+  std::vector<int64_t> context;                 // (B) each row's Example::context (empty: all 0)
 };
 
-// REQUIRES: at least one example; every source non-empty; no specials inside src or tgt.
+// REQUIRES: at least one example; every source non-empty; no specials inside src or tgt;
+// 0 <= context <= L. tgt_out holds PAD at the positions that predict context tokens.
 Batch make_batch(const std::vector<Example>& examples);
 
 class Task {
@@ -125,8 +131,58 @@ class RepeatTask : public SymbolTask {
   std::vector<int64_t> transform(std::vector<int64_t> src) const override;
 };
 
-// "copy", "reverse", "sort", "repeat" or "translate" (which ignores vocab, min_len and max_len: its
-// grammar fixes them). An unknown name is a heed::Error listing the valid ones.
+// A sequence-to-sequence task written as one sequence, for a decoder-only model
+// (models/decoder_model.h), which reads the target row alone:
+//
+//   decoder input   <bos> s_1 .. s_n <sep> t_1 .. t_m
+//   scored target   <pad> ..   <pad> t_1 .. t_m <eos>      (n + 1 ignored positions, then m + 1)
+//
+// The source and <sep> are context (Example::context = n + 1): the model reads them but is not
+// scored on predicting them, so its loss is per target symbol, <eos> included, as the
+// encoder-decoder models' is. The vocabulary is the base task's source words, then its target
+// words the source lacks (translate's English), then "<sep>" as the last id: for copy, reverse
+// and sort over V symbols, symbol k keeps id k + 3 and <sep> is id V + 3. The checkpoint keeps
+// this vocabulary (<sep> included) and the task's name, base + "-seq" ("reverse-seq").
+// Lengths are the base task's source lengths; evaluation by length and held-out draws are the
+// base task's, written this way.
+class OneSequenceTask : public Task {
+ public:
+  static constexpr const char* kSep = "<sep>";
+  static constexpr const char* kSuffix = "-seq";
+
+  explicit OneSequenceTask(std::unique_ptr<Task> base);
+
+  std::string name() const override { return base_->name() + kSuffix; }
+  const Vocab& src_vocab() const override { return vocab_; }
+  const Vocab& tgt_vocab() const override { return vocab_; }
+  int64_t min_len() const override { return base_->min_len(); }
+  int64_t max_len() const override { return base_->max_len(); }
+  // The whole sequence: source, <sep> and target (without <bos> and <eos>).
+  int64_t max_target_len() const override { return base_->max_len() + 1 + base_->max_target_len(); }
+
+  const Task& base() const { return *base_; }
+  int64_t sep() const { return sep_; }  // the id of <sep>: the vocabulary's last
+
+  Example sample(Generator& gen) const override { return join(base_->sample(gen)); }
+  Example sample(Generator& gen, int64_t length) const override { return join(base_->sample(gen, length)); }
+  Example sample_held_out(Generator& gen) const override { return join(base_->sample_held_out(gen)); }
+  // The base task's target of a source (ids of this vocabulary): the continuation after <sep>.
+  std::vector<int64_t> target(const std::vector<int64_t>& src) const override;
+  // A base example as one sequence: tgt = s <sep> t (t in this vocabulary's ids), context n + 1.
+  Example join(const Example& e) const;
+
+ private:
+  std::unique_ptr<Task> base_;
+  Vocab vocab_;
+  int64_t sep_ = 0;
+  std::vector<int64_t> tgt_ids_;  // the base target vocabulary's id -> this vocabulary's
+};
+
+// "copy", "reverse", "sort", "repeat", "translate" (which ignores vocab, min_len and max_len: its
+// grammar fixes them) or "german" (translate.h: the grammar's German sentences, one sequence
+// each, a language to model). Also the one-sequence forms "copy-seq", "reverse-seq", "sort-seq"
+// and "translate-seq" (OneSequenceTask), which a decoder-only model's checkpoint records. An
+// unknown name is a heed::Error listing the valid ones.
 std::unique_ptr<Task> make_task(const std::string& name, int64_t vocab, int64_t min_len,
                                 int64_t max_len);
 const std::vector<std::string>& task_names();

@@ -345,4 +345,30 @@ std::vector<int64_t> TranslateTask::target(const std::vector<int64_t>& src) cons
   return e->tgt;
 }
 
+GermanTask::GermanTask() {
+  for (const Example& e : grammar_.train_pairs()) split_.emplace(e.src, TranslateTask::Split::kTrain);
+  for (const Example& e : grammar_.held_out()) split_.emplace(e.src, TranslateTask::Split::kHeldOut);
+}
+
+Example GermanTask::sentence(const Example& pair) {
+  Example e;
+  e.src = pair.src;
+  e.tgt = pair.src;
+  return e;
+}
+
+Example GermanTask::sample(Generator& gen) const { return sentence(grammar_.sample(gen)); }
+Example GermanTask::sample(Generator& gen, int64_t length) const { return sentence(grammar_.sample(gen, length)); }
+Example GermanTask::sample_held_out(Generator& gen) const { return sentence(grammar_.sample_held_out(gen)); }
+
+TranslateTask::Split GermanTask::in_grammar(const std::vector<int64_t>& words) const {
+  auto it = split_.find(words);
+  return it == split_.end() ? TranslateTask::Split::kNone : it->second;
+}
+
+std::vector<int64_t> GermanTask::target(const std::vector<int64_t>& src) const {
+  if (in_grammar(src) == TranslateTask::Split::kNone) grammar_.target(src);  // its error names the sentence
+  return src;
+}
+
 }  // namespace heed

@@ -70,4 +70,42 @@ class TranslateTask : public Task {
   int64_t min_len_ = 0, max_len_ = 0, max_target_len_ = 0;
 };
 
+// GermanTask: the German side of the grammar as a language to model (--task german): each
+// sentence is one sequence, <bos> w_1 .. w_n <eos>, for a decoder-only model to predict word by
+// word. The sentences and their split are translate's: training draws the 15,200 sources of the
+// training pairs, held-out draws the 3,800 others (whose (verb, noun) pairings no training
+// sentence has). The vocabulary is translate's German one (79 ids). An Example is the sentence
+// as both source and target (the decoder reads the target; make_batch needs a source), with no
+// context, so every word and the <eos> after them is scored.
+//
+// The grammar is finite, so recognising a sentence is a look-up: in_grammar says whether ids
+// are one of its 19,000 German sentences and in which split. What a trained model learnt can
+// then be measured by the share of its samples the grammar produces (score_language).
+class GermanTask : public Task {
+ public:
+  GermanTask();  // enumerates the grammar (translate's constructor)
+
+  std::string name() const override { return "german"; }
+  const Vocab& src_vocab() const override { return grammar_.src_vocab(); }
+  const Vocab& tgt_vocab() const override { return grammar_.src_vocab(); }
+  int64_t min_len() const override { return grammar_.min_len(); }
+  int64_t max_len() const override { return grammar_.max_len(); }
+  int64_t max_target_len() const override { return grammar_.max_len(); }
+
+  Example sample(Generator& gen) const override;                  // a uniform training sentence
+  Example sample(Generator& gen, int64_t length) const override;  // a held-out one of that length
+  Example sample_held_out(Generator& gen) const override;          // a uniform held-out sentence
+  // The sentence itself, if the grammar has it (a language model's "target" is its input).
+  std::vector<int64_t> target(const std::vector<int64_t>& src) const override;
+
+  // kTrain or kHeldOut for a German sentence of the grammar, kNone for any other ids.
+  TranslateTask::Split in_grammar(const std::vector<int64_t>& words) const;
+  int64_t num_sentences() const { return static_cast<int64_t>(split_.size()); }
+
+ private:
+  static Example sentence(const Example& pair);  // the pair's source as source and target
+  TranslateTask grammar_;
+  std::map<std::vector<int64_t>, TranslateTask::Split> split_;  // every German sentence
+};
+
 }  // namespace heed

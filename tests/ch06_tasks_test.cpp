@@ -217,7 +217,7 @@ TEST_SUITE("ch06_seq2seq") {
     }
     CHECK(make_task("reverse", 10, 1, 5)->target({6, 4, 7}) == std::vector<int64_t>{7, 4, 6});
     CHECK_THROWS_WITH_AS(make_task("revrese", 10, 1, 5),
-                         "unknown task 'revrese' (tasks: copy, reverse, sort, repeat, translate)", Error);
+                         "unknown task 'revrese' (tasks: copy, reverse, sort, repeat, translate, german)", Error);
     CHECK_THROWS_WITH_AS(make_task("copy", 10, 3, 2), doctest::Contains("--min-len 3 is greater"), Error);
   }
 }

@@ -33,7 +33,9 @@ std::map<std::string, std::string> checkpoint_metadata(const ModelConfig& config
   meta["task"] = task.name();
   meta["min_len"] = std::to_string(task.min_len());
   meta["max_len"] = std::to_string(task.max_len());
-  if (const auto* s = dynamic_cast<const SymbolTask*>(&task)) meta["vocab"] = std::to_string(s->num_symbols());
+  const Task* base = &task;  // a task written as one sequence (reverse-seq) keeps its base task's V
+  if (const auto* one = dynamic_cast<const OneSequenceTask*>(&task)) base = &one->base();
+  if (const auto* s = dynamic_cast<const SymbolTask*>(base)) meta["vocab"] = std::to_string(s->num_symbols());
   if (const auto* d = dynamic_cast<const DataTask*>(&task)) {  // what reading new text needs
     meta["max_target_len"] = std::to_string(d->max_target_len());
     meta["data.tokenizer"] = kDataTokenizer;
@@ -123,7 +125,8 @@ std::unique_ptr<Task> checkpoint_task(const std::string& path, const std::map<st
       throw Error("load " + path + ": " + e.what());
     }
   }
-  int64_t vocab = task == "translate" ? 0 : meta_integer(path, metadata, "vocab", 1, SymbolTask::kMaxVocab);
+  const bool grammar = task == "translate" || task == "translate-seq" || task == "german";  // no V to give
+  int64_t vocab = grammar ? 0 : meta_integer(path, metadata, "vocab", 1, SymbolTask::kMaxVocab);
   const int64_t min_len = meta_integer(path, metadata, "min_len", 1, SymbolTask::kMaxLength);
   const int64_t max_len = meta_integer(path, metadata, "max_len", min_len, SymbolTask::kMaxLength);
   return make_task(task, vocab, min_len, max_len);

@@ -19,6 +19,7 @@
 #include "models/evaluate.h"
 #include "models/heads.h"
 #include "models/transformer.h"
+#include "models/translate.h"
 #include "tensor/math.h"
 #include "tools/common.h"
 #include "tools/heads.h"  // --attention, --layer, --head
@@ -58,6 +59,11 @@ const char* kEvalHelp =
     "                     sequence (the one heed train --film shows) as one grid, layers down and\n"
     "                     heads across, each panel titled by its two scores\n"
     "\n"
+    "A decoder-only model of another toy task or translate reads <bos> source <sep> and is scored\n"
+    "on what it writes after <sep>, by length like the other models. One of --task german is scored by its loss per token\n"
+    "on held-out sentences (and perplexity) and by how many of --samples sentences it draws (from\n"
+    "<bos>, temperature 1) are sentences of the grammar.\n"
+    "\n"
     "usage: heed eval --film FILE [--csv FILE]\n"
     "\n"
     "The phase change of a film heed train --model decoder --film wrote: the step at which the\n"
@@ -70,7 +76,8 @@ const char* kPredictHelp =
     "usage: heed predict --load FILE [flags] \"SOURCE TOKENS\"\n"
     "\n"
     "Decodes one source until <eos> (greedily, or by beam search) and shows where the model looked:\n"
-    "one row per output token, one column per source token, darker = more attention.\n"
+    "one row per output token, one column per source token, darker = more attention. A decoder-only\n"
+    "model of a toy task or translate continues <bos> source <sep> greedily (no picture, no beam).\n"
     "\n"
     "  --load FILE   a model saved by heed train --save\n"
     "  --beam K      beam search keeping the K most probable prefixes (1-100; 1, the default, is\n"
@@ -178,6 +185,56 @@ int eval_film(const Args& a) {
   if (!csv.empty()) {
     write_text_file(csv, film_csv(film));
     std::printf("wrote %s\n", terminal_safe(csv).c_str());
+  }
+  return 0;
+}
+
+// heed predict on a decoder-only model of a task written as one sequence (OneSequenceTask): the
+// greedy continuation of <bos> source <sep>, up to <eos> or 2 S + 10 tokens.
+int predict_after_sep(const Args& a, const LoadedModel& m, const OneSequenceTask& task) {
+  for (const char* flag : {"--svg", "--html", "--beam", "--attention", "--layer", "--head"})
+    if (a.has(flag))
+      throw a.error(std::string(flag) + " is not available for a decoder-only model: heed predict shows its "
+                    "continuation only");
+  const Vocab& v = m.src_vocab;  // one vocabulary: the source's words, the target's, <sep>
+  std::vector<int64_t> src;
+  try {
+    src = v.encode(a.positional()[0]);
+  } catch (const Error& e) {
+    throw a.error(e.what());
+  }
+  for (int64_t id : src)
+    if (id >= task.base().src_vocab().size())
+      throw a.error("the source may not contain '" + v.token(id) + "': " + task.base().name() +
+                    "'s sources are made of its source words (" + token_hint(task.base().src_vocab(), v.token(id)) + ")");
+  const int64_t S = static_cast<int64_t>(src.size());
+  const int64_t limit = m.model->config().source_limit();  // positions, <bos> included
+  const int64_t steps = std::min<int64_t>(2 * S + 10, limit == INT64_MAX ? INT64_MAX : limit - S - 2);
+  if (steps < 1 || S > SymbolTask::kMaxLength)
+    throw a.error("the source has " + std::to_string(S) + " tokens; this model reads at most " +
+                  std::to_string(std::min<int64_t>(limit - 3, SymbolTask::kMaxLength)) + " (and <bos>, <sep> and an output)");
+  std::vector<int64_t> prompt = src;
+  prompt.push_back(task.sep());
+  const Decoded d = greedy_after(*m.model, {prompt}, steps);
+  std::vector<int64_t> out;
+  real log_prob = 0;
+  for (size_t i = 0; i < d.tokens[0].size(); ++i) {
+    log_prob += d.token_log_prob[0][i];
+    if (d.tokens[0][i] == Vocab::kEos) break;
+    out.push_back(d.tokens[0][i]);
+  }
+  std::printf("source: %s\noutput: %s\n", terminal_safe(v.decode(src)).c_str(), terminal_safe(v.decode(out)).c_str());
+  if (a.has("--json")) {
+    Json::Array src_j, out_j;
+    for (int64_t id : src) src_j.push_back(v.token(id));
+    for (int64_t id : out) out_j.push_back(v.token(id));
+    std::printf("%s\n", Json::object({{"source", Json(src_j)},
+                                      {"output", Json(out_j)},
+                                      {"log_prob", log_prob},
+                                      {"dtype", kRealName},
+                                      {"threads", threads()}})
+                            .dump()
+                            .c_str());
   }
   return 0;
 }
@@ -323,6 +380,38 @@ int cmd_eval(const std::vector<std::string>& argv) {
     if (a.has("--json")) std::printf("%s\n", j.dump().c_str());
     return 0;
   }
+  // A model of the German grammar: its held-out loss per token and the share of its samples
+  // that the grammar produces (models/evaluate.h, score_language).
+  if (const auto* german = dynamic_cast<const GermanTask*>(m.task.get())) {
+    if (a.has("--lengths"))
+      throw a.error("--lengths does not apply to --task german: a language model is scored by its loss and samples");
+    const int64_t samples = a.integer("--samples", 500, 1, 1000000);
+    const int64_t seed = a.integer("--seed", 1, 0, INT64_MAX);
+    const LanguageScore s = score_language(*m.model, *german, samples, samples, static_cast<uint64_t>(seed));
+    const int64_t V = m.model->config().tgt_vocab;
+    std::printf("%s on german: %lld held-out sentences, teacher forced; %lld samples at temperature 1\n",
+                m.model->config().describe().c_str(), static_cast<long long>(s.sentences),
+                static_cast<long long>(s.samples));
+    std::printf("loss        %.4f nats per token (%lld tokens: the words and each <eos>)\n", s.loss,
+                static_cast<long long>(s.tokens));
+    std::printf("perplexity  %.3f  (uniform guessing over the %lld ids: %lld)\n", s.perplexity,
+                static_cast<long long>(V), static_cast<long long>(V));
+    std::printf("samples in the grammar  %lld of %lld (%.1f %%); %lld of them held-out sentences, never trained on\n",
+                static_cast<long long>(s.grammatical), static_cast<long long>(s.samples), 100 * s.grammatical_share(),
+                static_cast<long long>(s.held_out));
+    if (a.has("--json"))
+      std::printf("%s\n", Json::object({{"dtype", kRealName},
+                                        {"threads", threads()},
+                                        {"loss_per_token", s.loss},
+                                        {"perplexity", s.perplexity},
+                                        {"sentences", s.sentences},
+                                        {"samples", s.samples},
+                                        {"samples_in_grammar", s.grammatical},
+                                        {"samples_held_out", s.held_out}})
+                              .dump()
+                              .c_str());
+    return 0;
+  }
   std::vector<int64_t> range;
   for (int64_t L = m.task->min_len(); L <= m.task->max_len(); ++L) range.push_back(L);
   std::vector<int64_t> lengths = a.integers("--lengths", range, 1, SymbolTask::kMaxLength);
@@ -372,8 +461,11 @@ int cmd_predict(const std::vector<std::string>& argv) {
   if (all_heads && a.has("--html"))
     throw a.error("--html shows one matrix: give --head K for one head, or leave --head out for their mean");
   LoadedModel m = load_model(a.text("--load", ""));
-  if (m.model->config().is_decoder())  // greedy decoding from <bos> would ignore the source given
-    throw a.error(a.text("--load", "") + " is a decoder-only model, which reads no source to translate; "
+  if (const auto* one = dynamic_cast<const OneSequenceTask*>(m.task.get()); one && m.model->config().is_decoder())
+    return predict_after_sep(a, m, *one);  // source <sep>, then the model's continuation
+  if (m.model->config().is_decoder())  // repeat and german: a sequence with no source to answer
+    throw a.error(a.text("--load", "") + " is a decoder-only model of task " + m.task->name() +
+                  ", one sequence without a source to continue from; heed sample --load continues a prompt, "
                   "heed eval --load scores it");
   std::optional<HeadChoice> choice;  // what --attention, --layer and --head ask for
   if (pick) choice = choose_heads(a, m.model->config(), kind, all_heads);

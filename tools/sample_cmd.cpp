@@ -7,6 +7,7 @@
 #include "io/json.h"
 #include "io/utf8.h"
 #include "models/decoder_model.h"
+#include "models/translate.h"
 #include "tools/common.h"
 
 namespace heed {
@@ -18,7 +19,8 @@ const char* kSampleHelp =
     "\n"
     "A decoder-only model (heed train --model decoder) continues the prompt: each next token is\n"
     "drawn from softmax(logits / T) over the K most probable tokens, until <eos> or --max-tokens.\n"
-    "The same seed gives the same tokens.\n"
+    "The same seed gives the same tokens. For a model of --task german, also whether prompt and\n"
+    "sample are a sentence of the grammar.\n"
     "\n"
     "  --load FILE        a decoder-only model saved by heed train --save\n"
     "  --prompt \"TOKENS\"  the start of the sequence, tokens of the model's vocabulary (may be \"\")\n"
@@ -66,11 +68,27 @@ int cmd_sample(const std::vector<std::string>& argv) {
   const std::vector<int64_t> out = sample_continuation(*m.model, prompt, max_tokens, o, gen);
   std::printf("prompt: %s\n", terminal_safe(m.tgt_vocab.decode(prompt)).c_str());
   std::printf("sample: %s\n", terminal_safe(m.tgt_vocab.decode(out)).c_str());
+  // A model of the German grammar: is prompt + sample one of its sentences?
+  std::string grammar;
+  if (const auto* german = dynamic_cast<const GermanTask*>(m.task.get())) {
+    std::vector<int64_t> sentence = prompt;
+    sentence.insert(sentence.end(), out.begin(), out.end());
+    const bool ended = !out.empty() && out.back() == Vocab::kEos;
+    if (ended) sentence.pop_back();
+    const TranslateTask::Split split = german->in_grammar(sentence);
+    grammar = !ended                                   ? "no <eos> within --max-tokens"
+              : split == TranslateTask::Split::kTrain   ? "yes, a training sentence"
+              : split == TranslateTask::Split::kHeldOut ? "yes, a held-out sentence (never trained on)"
+                                                        : "no";
+    std::printf("in the grammar: %s\n", grammar.c_str());
+  }
   if (a.has("--json")) {
     Json::Array p, s;
     for (int64_t id : prompt) p.push_back(Json(m.tgt_vocab.token(id)));
     for (int64_t id : out) s.push_back(Json(m.tgt_vocab.token(id)));
-    std::printf("%s\n", Json::object({{"prompt", Json(p)}, {"output", Json(s)}}).dump().c_str());
+    Json j = Json::object({{"prompt", Json(p)}, {"output", Json(s)}});
+    if (!grammar.empty()) j.set("in_grammar", grammar);
+    std::printf("%s\n", j.dump().c_str());
   }
   return 0;
 }

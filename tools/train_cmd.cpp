@@ -17,6 +17,7 @@
 #include "models/decoder_model.h"
 #include "models/evaluate.h"
 #include "models/train.h"
+#include "models/translate.h"
 #include "nn/checkpoint.h"
 #include "tensor/math.h"
 #include "tools/common.h"
@@ -33,8 +34,9 @@ const char* kHelp =
     "Trains a sequence-to-sequence model on a toy task, evaluates it on held-out sequences and\n"
     "optionally saves it. Progress goes to stderr (a bar on a terminal, periodic lines otherwise).\n"
     "\n"
-    "  --task copy|reverse|sort|repeat|translate   the task (reverse); repeat: a segment of\n"
-    "                            --min-len..--max-len symbols, then the same segment again\n"
+    "  --task copy|reverse|sort|repeat|translate|german   the task (reverse); repeat: a segment of\n"
+    "                            --min-len..--max-len symbols, then the same segment again; german:\n"
+    "                            translate's German sentences as a language (--model decoder only)\n"
     "  --data FILE               train on your own pairs instead: UTF-8 lines of source<TAB>target\n"
     "                            (docs/cli.md, \"Data files\"; heed data writes an example)\n"
     "  --valid FILE              data: the validation pairs (default: a --valid-fraction of --data)\n"
@@ -44,7 +46,8 @@ const char* kHelp =
     "  --lower                   data: lower-case A-Z before splitting\n"
     "  --model plain|additive|general|dot|scaled|cosine|location|transformer|decoder   the model\n"
     "                            (additive); decoder: a decoder-only Transformer of --layers causal\n"
-    "                            layers that reads the target alone (--task repeat only)\n"
+    "                            layers that reads one sequence: repeat and german as they are, the\n"
+    "                            other tasks as source <sep> target, scored on the target\n"
     "  --attention-only          decoder: layers of attention alone, no feed-forward, no LayerNorm\n"
     "  --cell gru|lstm|rnn       recurrent models: the cell of encoder and decoder (gru)\n"
     "  --bidirectional           recurrent models: a bidirectional encoder\n"
@@ -169,11 +172,11 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
     }
   }
   std::string task_name = a.choice("--task", "reverse", task_names());
-  if (task_name == "translate")
+  if (task_name == "translate" || task_name == "german")
     for (const char* flag : {"--vocab", "--min-len", "--max-len"})
       if (a.has(flag))
-        throw a.error(std::string(flag) + " does not apply to --task translate: its grammar fixes the vocabulary "
-                      "and the lengths (5 to 13 tokens)");
+        throw a.error(std::string(flag) + " does not apply to --task " + task_name +
+                      ": its grammar fixes the vocabulary and the lengths (5 to 13 tokens)");
   int64_t min_len = a.integer("--min-len", 5, 1, SymbolTask::kMaxLength);
   int64_t max_len = a.integer("--max-len", std::max<int64_t>(10, min_len), 1, SymbolTask::kMaxLength);
   if (min_len > max_len)
@@ -184,10 +187,17 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   config.model =
       a.choice("--model", "additive",
                {"plain", "additive", "general", "dot", "scaled", "cosine", "location", "transformer", "decoder"});
-  // A decoder-only model reads no source: on the toy tasks it would model the targets alone.
-  if (config.model == "decoder" && plan.task->name() != "repeat")
-    throw a.error("--model decoder reads no source, so it is trained on --task repeat (the segment, then "
-                  "the segment again), not " + plan.task->name());
+  // A decoder-only model reads one sequence: repeat and german are one already; the other tasks
+  // are written as one, source <sep> target (OneSequenceTask, models/tasks.h). german has no
+  // source for an encoder to read.
+  const bool one_sequence = plan.task->name() == "repeat" || plan.task->name() == "german";
+  if (config.model == "decoder" && plan.task->name() == "data")
+    throw a.error("--model decoder is not trained on --data pairs (yet): use --task copy, reverse, sort, translate, "
+                  "repeat or german");
+  if (config.model == "decoder" && !one_sequence) plan.task = std::make_unique<OneSequenceTask>(std::move(plan.task));
+  if (config.model != "decoder" && plan.task->name() == "german")
+    throw a.error("--task german is a language to model, one sentence a sequence with no source: train it with "
+                  "--model decoder (--task translate pairs it with English for --model " + config.model + ")");
   config.cell = a.choice("--cell", "gru", {"gru", "lstm", "rnn"});
   config.bidirectional = a.has("--bidirectional");
   config.input_feeding = a.has("--input-feeding");
@@ -404,9 +414,14 @@ int cmd_train(const std::vector<std::string>& argv) {
   const bool halves = config.is_decoder() && repeat;
   HalvesLoss half;
   if (halves) half = repeat_halves_loss(model, *repeat, eval_samples, static_cast<uint64_t>(seed) + 7777777);
-  Accuracy acc = data     ? scored.acc
-                 : halves ? Accuracy{}
-                          : evaluate_held_out(model, *task, eval_samples, static_cast<uint64_t>(seed) + 7777777);
+  // A model of the German grammar: its held-out loss and how many of its samples are sentences.
+  const auto* german = dynamic_cast<const GermanTask*>(task);
+  LanguageScore language;
+  if (german)
+    language = score_language(model, *german, eval_samples, eval_samples, static_cast<uint64_t>(seed) + 7777777);
+  Accuracy acc = data                ? scored.acc
+                 : halves || german ? Accuracy{}
+                                     : evaluate_held_out(model, *task, eval_samples, static_cast<uint64_t>(seed) + 7777777);
   real tokens_per_second = r.seconds > 0 ? r.target_tokens / r.seconds : 0;
   if (finished)  // nothing was trained: the loss is the run's, as it ended
     std::printf("the run was already complete; loss %.4f\n", loss);
@@ -423,6 +438,12 @@ int cmd_train(const std::vector<std::string>& argv) {
                 "log V %.4f (%lld sequences)\n",
                 half.first, half.repeated, half.in_context, math::log(static_cast<real>(repeat->num_symbols())),
                 static_cast<long long>(half.sequences));
+  else if (german)
+    std::printf("held-out: loss %.4f per token, perplexity %.3f (%lld sentences); samples in the grammar: %lld of "
+                "%lld (%lld of them held-out sentences)\n",
+                language.loss, language.perplexity, static_cast<long long>(language.sentences),
+                static_cast<long long>(language.grammatical), static_cast<long long>(language.samples),
+                static_cast<long long>(language.held_out));
   else
     std::printf("held-out: exact %.3f, token %.3f (%lld sequences)\n", acc.exact(), acc.token(),
                 static_cast<long long>(acc.n));
@@ -443,6 +464,11 @@ int cmd_train(const std::vector<std::string>& argv) {
       j.set("loss_first", half.first);
       j.set("loss_repeated", half.repeated);
       j.set("loss_in_context", half.in_context);
+    }
+    if (german) {
+      j.set("loss_per_token", language.loss);
+      j.set("perplexity", language.perplexity);
+      j.set("samples_in_grammar", language.grammatical_share());
     }
     if (data && scored.pairs > 0) {
       j.set("bleu", scored.bleu);
