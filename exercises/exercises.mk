@@ -125,7 +125,7 @@ exercise-commands:
 # the solutions, the wrong answers and the self-test (with the tests of your own heed, which build on
 # the solutions: tests/yours_*). DIR must not exist: nothing is overwritten.
 EDITION_LEAVES_OUT := exercises/solutions/% tests/exercises/% tests/exercises_test.cpp tests/yours_%
-.PHONY: student-edition student-edition-test
+.PHONY: student-edition student-edition-test student-edition-ready
 student-edition:
 	@if [ -z "$(DIR)" ]; then echo "usage: make student-edition DIR=folder (a folder that does not exist yet)" >&2; exit 2; fi; \
 	 if [ -e "$(DIR)" ]; then echo "student-edition: $(DIR) exists; name a new folder (nothing is overwritten)" >&2; exit 2; fi; \
@@ -142,10 +142,13 @@ student-edition:
 # what differs is built again: the test program, linked without the exercises' tests. The self-test's
 # objects and programs (which hold the solutions) are left out.
 EDITION := $(BUILD)/student-edition
-student-edition-test: $(TESTS) $(CHAPTER_BINS) $(HEED)
+# (make test runs the edition's suites beside the exercises' suite: student-edition-ready makes the
+# edition, student-edition-test also runs it.)
+student-edition-test: student-edition-ready
+	@$(MAKE) --no-print-directory -C $(EDITION) test
+student-edition-ready: $(TESTS) $(CHAPTER_BINS) $(HEED)
 	@rm -rf $(EDITION) && mkdir -p $(BUILD)
 	@$(MAKE) --no-print-directory -s student-edition DIR=$(EDITION)
 	@mkdir -p $(EDITION)/$(BUILD) && \
 	 tar -C $(BUILD) --exclude=./obj/tests/exercises --exclude='./obj/tests/exercises_test.*' --exclude='./obj/tests/yours_*' \
 	   -cf - ./flags ./obj ./libheed.a $(if $(HEED),./heed) $(patsubst $(BUILD)/%,./%,$(CHAPTER_BINS)) | tar -C $(EDITION)/$(BUILD) -xf -
-	@$(MAKE) --no-print-directory -C $(EDITION) test
