@@ -47,6 +47,11 @@ TEST_SUITE("ch11_translation") {
     CliRun no_out = s.heed("data --task copy");
     CHECK(no_out.status == 2);
     CHECK(contains(no_out.err, "--out FILE is required"));
+    // german is a language (--model decoder), not pairs: refused before anything is written.
+    CliRun german = s.heed("data --task german --out " + s.path("german.tsv"));
+    CHECK(german.status == 2);
+    CHECK(contains(german.err, "--task german is sentences to model, not source-target pairs"));
+    CHECK_FALSE(std::filesystem::exists(s.path("german.tsv")));
   }
 
   TEST_CASE("heed train --data: vocabularies and counts reported, BLEU and perplexity on validation, eval --data agrees") {

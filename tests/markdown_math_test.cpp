@@ -131,7 +131,8 @@ TEST_SUITE("docs") {
                                                 "tutorials/06_seq2seq/README.md", "tutorials/07_additive_attention/README.md",
                                                 "tutorials/08_multiplicative_attention/README.md",
                                                 "tutorials/11_translation/README.md", "tutorials/12_attention_zoo/README.md",
-                                                "tutorials/13_transformer/README.md", "docs/models.md"};
+                                                "tutorials/13_transformer/README.md", "tutorials/14_induction_heads/README.md",
+                                                "docs/models.md"};
     for (const std::string& file : converted) {
       REQUIRE(fs::is_regular_file(file));
       for (const std::string& left : displayed_ascii_math(heed::slurp(file))) FAIL_CHECK(file << ":" << left);

@@ -38,6 +38,10 @@ int cmd_data(const std::vector<std::string>& argv) {
     return 0;
   }
   const std::string name = a.choice("--task", "translate", task_names());
+  // german is a language to model (one sentence per sequence), not pairs of a source and a target.
+  if (name == "german")
+    throw a.error("--task german is sentences to model, not source-target pairs: heed data writes pairs (copy, "
+                  "reverse, sort, repeat or translate)");
   if (!a.has("--out")) throw a.error("--out FILE is required (where to write the pairs)");
   const std::string out = a.text("--out", "");
   std::error_code ec;

@@ -531,10 +531,17 @@ void phase(Experiment& e, const std::string& dir) {
                  std::to_string(e.s.vocab) + " symbols; rows: the position reading (labelled with the token it "
                  "predicts), columns: the tokens read; accuracy: second copies predicted exactly from their 2nd symbol";
   film.shows = "self-attention, layer " + std::to_string(last) + ", head " + std::to_string(best);
+  film.across = "token read";
+  film.down = "position reading (the token it predicts)";
+  film.hint = "Row t is the position that predicts the next token (labelled with that token), column j a token it "
+              "reads: only j <= t, the mask is causal. Darker cells got more attention. Every frame is teacher "
+              "forced on the same sequence, so the rows are the true tokens, not the model's guesses. An induction "
+              "head lights up, in the second copy, the diagonal one segment-length-less-one below the main one. "
+              "Drag the slider, use the arrow keys on it, or press play.";
   film.source = tokens_of(v, b.tgt_in);
   film.reference = tokens_of(v, b.tgt_out);
   for (const Point& p : r.points)
-    film.frames.push_back(FilmFrame{p.step, p.train_loss, p.exact, tokens_of(v, p.output), p.film[best]});
+    film.frames.push_back(FilmFrame{p.step, p.train_loss, p.exact, tokens_of(v, p.output), p.film[best], {}, {}});
   write_text_file(film_path, html_film(film));
   std::printf("(chart: %s; film: %s)\n\n", chart_path.c_str(), film_path.c_str());
 }
