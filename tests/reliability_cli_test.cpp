@@ -208,6 +208,28 @@ TEST_SUITE("reliability") {
     CHECK(r.out.empty());
   }
 
+  TEST_CASE("heed: a flag whose lower end is allowed takes it, in double and in float (0 is not refused)") {
+    // These were once parsed as lo < x with lo = -1e-300, which a float build rounds to -0: 0 > -0
+    // is false, and 0 was refused there (tools/args.h, number_from).
+    Scratch s("lower-end");
+    const std::string tiny = " --min-len 3 --max-len 4 --embed 8 --batch 4 --steps 2 --eval-samples 4";
+    for (const std::string& args : {"train --clip 0 --hidden 8" + tiny, "train --label-smoothing 0 --hidden 8" + tiny,
+                                    "train --model transformer --layers 1 --heads 1 --dropout 0" + tiny}) {
+      CliRun r = s.heed(args);
+      INFO("heed " << args << "\n  -> status " << r.status << ", stderr: " << r.err);
+      CHECK(r.status == 0);
+    }
+    const std::string file = s.path("m.safetensors");
+    REQUIRE(s.heed("train --model decoder --attention-only --task repeat --layers 1 --heads 1" + tiny + " --save " + file)
+                .status == 0);
+    CliRun r = s.heed("sample --load " + file + " --prompt \"3\" --temperature 0");
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CliRun negative = s.heed("sample --load " + file + " --prompt \"3\" --temperature -0.5");
+    CHECK(negative.status == 2);
+    CHECK(negative.err.find("--temperature: -0.5 is out of range [0") != std::string::npos);
+  }
+
   TEST_CASE("heed train: a NaN stops the run at the next step with exit status 2, and nothing is saved") {
     Scratch s("bad-input");
     const std::string model = s.path("m.safetensors");

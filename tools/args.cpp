@@ -79,16 +79,35 @@ int64_t Args::integer(const std::string& flag, int64_t fallback, int64_t lo, int
   return it == values_.end() ? fallback : parse_int(flag, it->second, lo, hi);
 }
 
-real Args::number(const std::string& flag, real fallback, real lo, real hi) const {
-  auto it = values_.find(flag);
-  if (it == values_.end()) return fallback;
-  const std::string& s = it->second;
+namespace {
+
+// The flag's value as a finite number (heed::Error naming the flag when it is not one).
+real finite_number(const Args& a, const std::string& flag, const std::string& s) {
   char* end = nullptr;
   real v = std::strtod(s.c_str(), &end);
   if (s.empty() || *end != '\0' || std::isspace(static_cast<unsigned char>(s[0])) || !std::isfinite(v))
-    throw error(flag + ": '" + s + "' is not a finite number");
+    throw a.error(flag + ": '" + s + "' is not a finite number");
+  return v;
+}
+
+}  // namespace
+
+real Args::number(const std::string& flag, real fallback, real lo, real hi) const {
+  auto it = values_.find(flag);
+  if (it == values_.end()) return fallback;
+  const real v = finite_number(*this, flag, it->second);
   if (!(v > lo && v <= hi))
-    throw error(flag + ": " + s + " is out of range (" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    throw error(flag + ": " + it->second + " is out of range (" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+// (Not number() with a lower end just below lo: -1e-300 is -0 in a float build, and 0 > -0 is false.)
+real Args::number_from(const std::string& flag, real fallback, real lo, real hi) const {
+  auto it = values_.find(flag);
+  if (it == values_.end()) return fallback;
+  const real v = finite_number(*this, flag, it->second);
+  if (!(v >= lo && v <= hi))
+    throw error(flag + ": " + it->second + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   return v;
 }
 

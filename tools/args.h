@@ -25,6 +25,8 @@ class Args {
                      const std::vector<std::string>& choices) const;
   int64_t integer(const std::string& flag, int64_t fallback, int64_t lo, int64_t hi) const;
   real number(const std::string& flag, real fallback, real lo, real hi) const;  // lo < x <= hi
+  // lo <= x <= hi: for a flag whose lower end is allowed (--clip 0, --temperature 0).
+  real number_from(const std::string& flag, real fallback, real lo, real hi) const;
   // A comma-separated list of integers, each in [lo, hi].
   std::vector<int64_t> integers(const std::string& flag, const std::vector<int64_t>& fallback, int64_t lo,
                                 int64_t hi) const;

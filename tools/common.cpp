@@ -229,7 +229,7 @@ void read_transformer_flags(const Args& a, ModelConfig& c) {
   c.ff = a.integer("--ff", 128, 1, 65536);
   c.norm_first = a.has(kTransformerSwitch);
   c.positions = a.choice("--positions", "sinusoidal", {"sinusoidal", "learned"});
-  c.dropout = a.has("--dropout") ? a.number("--dropout", 0, -1e-300, 0.99) : 0;
+  c.dropout = a.has("--dropout") ? a.number_from("--dropout", 0, 0, 0.99) : 0;
   c.share_embeddings = a.has(kShareEmbeddings);
   if (c.embed % c.heads != 0)
     throw a.error("--heads " + std::to_string(c.heads) + " must divide --embed " + std::to_string(c.embed));

@@ -43,7 +43,7 @@ int cmd_sample(const std::vector<std::string>& argv) {
   if (!a.has("--load")) throw a.error("--load FILE is required");
   if (!a.has("--prompt")) throw a.error("--prompt \"TOKENS\" is required (\"\" starts from <bos> alone)");
   SamplingOptions o;
-  o.temperature = a.number("--temperature", 1, -1e-300, 1000);
+  o.temperature = a.number_from("--temperature", 1, 0, 1000);
   o.top_k = a.integer("--top-k", 0, 0, 1000000);
   const int64_t seed = a.integer("--seed", 1, 0, INT64_MAX);
   const int64_t max_tokens = a.integer("--max-tokens", 40, 1, 100000);

@@ -162,7 +162,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
     data.min_count = a.integer("--min-count", 1, 1, INT64_MAX);
     data.max_len = a.integer("--max-len", 50, 1, SymbolTask::kMaxLength);
     data.valid_path = a.text("--valid", "");
-    data.valid_fraction = a.has("--valid-fraction") ? a.number("--valid-fraction", 0.1, -1e-45, 0.99) : 0.1;
+    data.valid_fraction = a.has("--valid-fraction") ? a.number_from("--valid-fraction", 0.1, 0, 0.99) : 0.1;
     plan.data = a.text("--data", "");
     plan.valid = data.valid_path;
     try {
@@ -222,8 +222,8 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   if (a.has("--warmup") && opt.schedule != "warmup")
     throw a.error("--warmup is for --schedule warmup (the schedule is " + opt.schedule + ")");
   opt.warmup = a.integer("--warmup", 200, 1, 100000000);
-  opt.label_smoothing = a.number("--label-smoothing", 0, -1e-300, 0.99);
-  opt.clip = a.number("--clip", 1.0, -1e-300, 1e6);
+  opt.label_smoothing = a.number_from("--label-smoothing", 0, 0, 0.99);
+  opt.clip = a.number_from("--clip", 1.0, 0, 1e6);
   plan.seed = a.integer("--seed", 1, 0, INT64_MAX);
   opt.seed = static_cast<uint64_t>(plan.seed) + 1000003;  // the data stream, apart from the weights'
   plan.eval_samples = a.integer("--eval-samples", 500, 1, 1000000);
