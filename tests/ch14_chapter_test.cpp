@@ -51,7 +51,7 @@ TEST_SUITE("ch14_chapter") {
     std::filesystem::remove_all(dir);
   }
 
-  TEST_CASE("tutorial-14 refuses an unknown section, naming the ones it has") {
+  TEST_CASE("chapter 14's program refuses an unknown section, naming the ones it has") {
     const std::string command = runner() + build_dir() + "/tutorial-14 induction 2>&1";
     FILE* p = popen(command.c_str(), "r");
     REQUIRE(p);
