@@ -393,58 +393,6 @@ TEST_SUITE("ch14_decoder_model") {
     CHECK(equal(loaded->logits(x).value(), linear(x, back.at("embed.weight"), back.at("out.bias")).value()));
   }
 
-  TEST_CASE("shared embeddings from heed train: a resumed run is the run that never stopped; eval reads the tied file") {
-    Scratch s("decoder-tied-cli");
-    const std::string run = "train --model decoder --task repeat --vocab 6 --min-len 3 --max-len 5 --embed 8 --heads 2 "
-                            "--batch 4 --eval-samples 10 --schedule constant --attention-only --layers 2 "
-                            "--share-embeddings --dropout 0.1 ";
-    const std::string straight = s.path("straight.st"), half = s.path("half.st"), resumed = s.path("resumed.st");
-    CliRun t = s.heed(run + "--steps 20 --save " + straight);
-    INFO(t.err);
-    REQUIRE(t.status == 0);
-    CHECK(t.out.find("attention only, sinusoidal positions, shared embeddings") != std::string::npos);
-    REQUIRE(s.heed(run + "--steps 10 --save " + half).status == 0);
-    CliRun r = s.heed("train --resume " + half + " --steps 20 --save " + resumed);
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    CHECK(slurp(resumed) == slurp(straight));
-    CHECK(slurp(resumed) != slurp(half));
-    CHECK(read_checkpoint_metadata(resumed).at("share_embeddings") == "1");
-    CliRun e = s.heed("eval --load " + resumed + " --samples 10");
-    INFO(e.err);
-    CHECK(e.status == 0);
-    CHECK(e.out.find("decoder-only (D 8, 2 layers, 2 heads, attention only, shared embeddings) on repeat") !=
-          std::string::npos);
-  }
-
-  TEST_CASE("heed train's closing line on repeat: each copy's loss and the in-context one, heed eval's numbers") {
-    Scratch s("decoder-closing");
-    const std::string file = s.path("d.safetensors");
-    CliRun t = s.heed("train --model decoder --task repeat --vocab 6 --min-len 3 --max-len 5 --embed 8 --heads 2 "
-                      "--batch 4 --eval-samples 10 --attention-only --layers 2 --steps 20 --seed 3 --json --save " + file);
-    INFO(t.err);
-    REQUIRE(t.status == 0);
-    const Json j = t.json();
-    REQUIRE(j.find("loss_in_context"));
-    const real first = j.find("loss_first")->as_real(), repeated = j.find("loss_repeated")->as_real(),
-               in_context = j.find("loss_in_context")->as_real();
-    CHECK(in_context != repeated);  // the second copy without its first symbol is another mean
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  "held-out: loss %.4f on the first copy, %.4f on the repeated one, %.4f on it from its 2nd symbol, "
-                  "log V %.4f (10 sequences)\n",
-                  first, repeated, in_context, std::log(6.0));
-    CHECK(t.out.find(line) != std::string::npos);
-    // train scores 10 sequences drawn from seed + 7777777: heed eval --seed 7777780 reads the same ones.
-    CliRun e = s.heed("eval --load " + file + " --samples 10 --seed 7777780 --json");
-    INFO(e.err);
-    REQUIRE(e.status == 0);
-    const Json ej = e.json();
-    CHECK(ej.find("loss_first")->as_real() == first);
-    CHECK(ej.find("loss_repeated")->as_real() == repeated);
-    CHECK(ej.find("loss_in_context")->as_real() == in_context);
-  }
-
   TEST_CASE("dropout: a seed fixes the masks, training changes them, evaluation has none, the stream's state restores") {
     ModelConfig c = tiny_decoder(true);
     c.dropout = 0.3;
