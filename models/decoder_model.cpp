@@ -71,11 +71,11 @@ Var DecoderModel::embed(const std::vector<int64_t>& ids, int64_t B, int64_t L, i
   return dropout().apply(e + p);
 }
 
-Var DecoderModel::layer(size_t i, const Var& x, const Var& past, const Tensor& mask, Var* weights) const {
+Var DecoderModel::layer(size_t i, const Var& x, const Tensor& mask, Var* weights) const {
   const Dropout drop = dropout();
-  if (!config_.attention_only) return blocks_[i].forward(x, past, mask, drop, weights);
+  if (!config_.attention_only) return blocks_[i].forward(x, mask, drop, weights);
   // The residual stream plus what this layer's heads write into it (Elhage et al.'s x + sum_h h(x)).
-  AttentionOutput a = attention_[i].forward(x, past, mask, drop);
+  AttentionOutput a = attention_[i].forward(x, x, mask, drop);
   if (weights) *weights = a.weights;
   return x + drop.apply(a.output);
 }
@@ -89,7 +89,7 @@ Var DecoderModel::hidden(const std::vector<int64_t>& ids, int64_t B, int64_t T, 
   Tensor mask = key_mask(length_mask(lengths, T, "decoder"), T, true);    // (B, T, T): causal, real keys
   for (size_t i = 0; i < static_cast<size_t>(config_.layers); ++i) {
     Var w;
-    h = layer(i, h, h, mask, weights ? &w : nullptr);
+    h = layer(i, h, mask, weights ? &w : nullptr);
     if (weights) weights->push_back(w);
   }
   return norm_ ? norm_->forward(h) : h;
@@ -122,15 +122,9 @@ Var DecoderModel::layer_step(size_t i, const Var& x, TransformerAttention::KeysV
     return drop.apply(sa.attend(in, kv, drop).output);
   };
   if (config_.attention_only) return x + attend(x);  // layer()'s x + SA(x)
-  // TransformerEncoderLayer::forward for the one position (nn/transformer_layers.cpp): pre-norm
-  // attends from and over norm1 of the inputs, post-norm over the inputs themselves.
-  const TransformerEncoderLayer& b = blocks_[i];
-  if (b.norm_first) {
-    Var h = x + attend(b.norm1.forward(x));
-    return h + drop.apply(b.feed_forward(b.norm2.forward(h), drop));
-  }
-  Var h = b.norm1.forward(x + attend(x));
-  return b.norm2.forward(h + drop.apply(b.feed_forward(h, drop)));
+  // The full layer's own formula around this attention: pre-norm attends from (and caches) norm1
+  // of the inputs, post-norm the inputs themselves.
+  return blocks_[i].forward_with(x, attend, drop);
 }
 
 StepOutput DecoderModel::decode_step(const std::vector<int64_t>& prev_tokens, StepState& st) const {

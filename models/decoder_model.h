@@ -112,8 +112,8 @@ class DecoderModel : public Model {
  private:
   // ids (B, L) at positions offset .. offset + L - 1 -> embed(ids) + P: (B, L, D).
   Var embed(const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset) const;
-  // Layer i: queries x (B, T, D), keys and values from past (B, T', D), mask (B, T, T').
-  Var layer(size_t i, const Var& x, const Var& past, const Tensor& mask, Var* weights) const;
+  // Layer i over x (B, T, D) with mask (B, T, T); its attention weights into *weights when given.
+  Var layer(size_t i, const Var& x, const Tensor& mask, Var* weights) const;
   // Layer i for one new position x (B, 1, D) on the key/value cache: appends x's keys and values
   // to kv (this layer's cache) and returns the layer's output at x, as layer() over all positions
   // so far would. Adds the multiply-adds of its input projections to macs.

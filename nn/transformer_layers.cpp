@@ -46,20 +46,19 @@ Var TransformerEncoderLayer::feed_forward(const Var& x, const Dropout& drop) con
 }
 
 Var TransformerEncoderLayer::forward(const Var& x, const Tensor& mask, const Dropout& drop, Var* weights) const {
-  return forward(x, x, mask, drop, weights);
+  // Self-attention with queries `in` over keys and values that are `in` itself.
+  return forward_with(
+      x,
+      [&](const Var& in) {
+        AttentionOutput a = self_attn.forward(in, in, mask, drop);
+        if (weights) *weights = a.weights;
+        return drop.apply(a.output);
+      },
+      drop);
 }
 
-Var TransformerEncoderLayer::forward(const Var& x, const Var& past, const Tensor& mask, const Dropout& drop,
-                                     Var* weights) const {
-  // sa(in): self-attention with queries `in` over keys and values that are `in` itself, unless
-  // `past` is another sequence than x (decoding step by step): then past, normalised as x is.
-  const bool itself = past.node() == x.node();
-  auto sa = [&](const Var& in) {
-    const Var kv = itself ? in : norm_first ? norm1.forward(past) : past;
-    AttentionOutput a = self_attn.forward(in, kv, mask, drop);
-    if (weights) *weights = a.weights;
-    return drop.apply(a.output);
-  };
+Var TransformerEncoderLayer::forward_with(const Var& x, const std::function<Var(const Var&)>& sa,
+                                          const Dropout& drop) const {
   if (norm_first) {
     Var h = x + sa(norm1.forward(x));
     return h + drop.apply(feed_forward(norm2.forward(h), drop));

@@ -17,6 +17,7 @@
 // always has. Masks are (B, T, S) with 1 = may attend (see key_mask).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,12 +59,11 @@ class TransformerEncoderLayer : public Module {
 
   // x (B, S, D), mask (B, S, S) -> (B, S, D); the attention weights (B, h, S, S) into *weights.
   Var forward(const Var& x, const Tensor& mask, const Dropout& drop = {}, Var* weights = nullptr) const;
-  // The same layer with its self-attention reading past (B, S', D) as keys and values while x
-  // (B, S, D) gives the queries, mask (B, S, S'): a causal stack decoding one position at a time
-  // (models/decoder_model.h) passes the new position as x and every position so far as past.
-  // forward(x, mask) is forward(x, x, mask).
-  Var forward(const Var& x, const Var& past, const Tensor& mask, const Dropout& drop = {},
-              Var* weights = nullptr) const;
+  // The same layer around another self-attention: sa(in) is what the attention writes at the
+  // queries `in` (x, or norm1(x) with norm_first), its dropout applied. forward(x, mask) passes
+  // self_attn over `in` itself; a decoder-only model decoding one position at a time passes
+  // self_attn over its key/value cache (models/decoder_model.cpp, layer_step).
+  Var forward_with(const Var& x, const std::function<Var(const Var&)>& sa, const Dropout& drop = {}) const;
   Var feed_forward(const Var& x, const Dropout& drop = {}) const;  // (..., D) -> (..., D)
 
   TransformerAttention self_attn;
