@@ -117,6 +117,17 @@ Names cells(const std::string& row) {
   return out;
 }
 
+std::string tree_entry(const std::string& md, const std::string& folder) {
+  std::string out;
+  bool inside = false;
+  for (const std::string& line : split(md, "\n")) {
+    if (inside && !line.empty() && line[0] == ' ') out += "\n" + line;
+    else if (inside) break;
+    else if (line.rfind(folder + " ", 0) == 0) inside = true, out = line;
+  }
+  return out;
+}
+
 Names documents() {
   Names out = {"README.md", "exercises/README.md"};
   for (const char* dir : {"docs", "tutorials", "exercises"})

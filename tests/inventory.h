@@ -33,6 +33,9 @@ Names backticked(const std::string& text);  // the names written `so`, in order
 std::string section(const std::string& md, const std::string& heading);
 Names lines_starting(const std::string& text, const std::string& prefix);
 Names cells(const std::string& row);  // "| a | b |" -> {"a", "b"}
+// A folder's entry in a tree drawn as "folder/   what it holds", continued on indented lines
+// (docs/architecture.md's): its line and those continuing it; "" if there is none.
+std::string tree_entry(const std::string& md, const std::string& folder);
 // README.md, exercises/README.md, docs/*.md, tutorials/*.md and the chapters' and the exercises'
 // README.md files: the documents a reader reads.
 Names documents();

@@ -83,10 +83,8 @@ TEST_SUITE("docs") {
     CHECK_MESSAGE(documented == as_set(cmds), "docs/cli.md has a section for " << join(documented)
                                                                                << "; heed --help lists " << join(cmds));
     // The tools/ entry of the folder tree names each command.
-    const std::string arch = slurp("docs/architecture.md");
-    const size_t at = arch.find("\ntools/ ");
-    REQUIRE(at != std::string::npos);
-    const std::string entry = arch.substr(at, arch.find("\ntutorials/", at) - at);
+    const std::string entry = tree_entry(slurp("docs/architecture.md"), "tools/");
+    REQUIRE_MESSAGE(!entry.empty(), "docs/architecture.md's folder tree has no tools/ entry");
     for (const std::string& c : cmds)
       CHECK_MESSAGE(has_word(entry, c), "docs/architecture.md's tools/ entry does not name the command " << c);
   }
@@ -154,10 +152,8 @@ TEST_SUITE("docs") {
       CHECK_MESSAGE(in_headings.count(model) == 1, "docs/models.md has no heading for the model " << model);
 
     // docs/architecture.md: the models/ entry of the folder tree names each task.
-    const std::string arch = slurp("docs/architecture.md");
-    const size_t at = arch.find("\nmodels/ ");
-    REQUIRE(at != std::string::npos);
-    const std::string entry = arch.substr(at, arch.find("\nviz/", at) - at);
+    const std::string entry = tree_entry(slurp("docs/architecture.md"), "models/");
+    REQUIRE_MESSAGE(!entry.empty(), "docs/architecture.md's folder tree has no models/ entry");
     for (const std::string& task : tasks)
       CHECK_MESSAGE(has_word(entry, task), "docs/architecture.md's models/ entry does not name the task " << task);
 
@@ -336,6 +332,7 @@ TEST_SUITE("docs") {
     CHECK(section("## a\nx\n", "## b").empty());
     CHECK(cells("| `--task` | `reverse` | `copy`, `sort` | the task |") ==
           Names{"`--task`", "`reverse`", "`copy`, `sort`", "the task"});
+    CHECK(tree_entry("a/   x\n     y\nb/   z\n", "a/") == "a/   x\n     y");
     CHECK(has_word("copy, repeat", "repeat"));
     CHECK(!has_word("repeated", "repeat"));
   }
