@@ -37,19 +37,21 @@ int stated(const std::string& file, const std::string& pattern) {
   return found.size() == 1 ? count_of(found[0][1]) : -1;
 }
 
-// What `heed COMMAND FLAG no-such-choice` refuses with: "FLAG: 'no-such-choice' is not one of a, b,
-// c", every choice it accepts, in its order.
+// What `heed COMMAND FLAG no-such-choice` refuses with, every choice it accepts, in its order:
+// "FLAG: 'no-such-choice' is not one of a, b, c" (tools/args.h), or the library's own refusal
+// "... (choose a, b or c)" (as models/config.cpp words an unknown model).
 Names accepted(const std::string& command, const std::string& flag) {
   heed::Scratch s("inventory");
   const heed::CliRun r = s.heed(command + " " + flag + " no-such-choice");
-  const std::string key = "is not one of ";
-  const size_t at = r.err.find(key);
   INFO("heed " << command << " " << flag << " no-such-choice: status " << r.status << ", stderr: " << r.err);
   REQUIRE(r.status == 2);
-  REQUIRE(at != std::string::npos);
-  std::string list = r.err.substr(at + key.size());
-  list = list.substr(0, list.find('\n'));
-  return split(list, ", ");
+  const std::string line = r.err.substr(0, r.err.find('\n'));
+  const auto one_of = matches(line, "is not one of (.*)$"), choose = matches(line, "\\(choose (.*) or ([^ ]*)\\)");
+  REQUIRE((one_of.size() == 1 || choose.size() == 1));
+  if (one_of.size() == 1) return split(one_of[0][1], ", ");
+  Names out = split(choose[0][1], ", ");
+  out.push_back(choose[0][2]);
+  return out;
 }
 
 // The commands `heed --help` lists under "commands:".
@@ -332,6 +334,7 @@ TEST_SUITE("docs") {
     CHECK(section("## a\nx\n", "## b").empty());
     CHECK(cells("| `--task` | `reverse` | `copy`, `sort` | the task |") ==
           Names{"`--task`", "`reverse`", "`copy`, `sort`", "the task"});
+    CHECK(matches("x (choose a, b or c)", "\\(choose (.*) or ([^ ]*)\\)").at(0) == Names{"(choose a, b or c)", "a, b", "c"});
     CHECK(tree_entry("a/   x\n     y\nb/   z\n", "a/") == "a/   x\n     y");
     CHECK(has_word("copy, repeat", "repeat"));
     CHECK(!has_word("repeated", "repeat"));
