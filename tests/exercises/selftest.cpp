@@ -121,8 +121,14 @@ int main(int argc, char** argv) {
         if (!wrong_per_exercise.count(c.number + " " + e.name)) fail(c.number + " " + e.name + ": no wrong answer rejected");
   // What the checker refuses, read from the objects make built: the stubs, the solutions (compiled
   // in NN_wrong.o, namespace heed::solution) and the answers calling their references.
-  int refused = 0;
+  int refused_count = 0;
   const std::string obj = heed::check::program_dir() + "/obj/";
+  ObjectReferences library;
+  try {
+    if (!kSanitized) library = library_references(heed::check::program_dir() + "/libheed.a");
+  } catch (const std::exception& err) {
+    fail(std::string("the library's call graph: ") + err.what());
+  }
   for (const Chapter& c : chapters()) {
     if (c.variant != "student") continue;
     // Refusals are judged on objects as a course builds them (make test at -O2, and the g++ 11 and
@@ -138,17 +144,47 @@ int main(int argc, char** argv) {
       if (c.forbidden.size() != list.size())
         fail("chapter " + c.number + ": " + std::to_string(c.forbidden.size()) + " forbidden lists for " +
              std::to_string(list.size()) + " exercises");
-      for (const Exercise& e : list) {
-        if (!c.forbidden.count(e.name)) fail(c.number + " " + e.name + ": no list of forbidden calls");
-        const std::vector<std::string> forbidden = forbidden_for(c.forbidden, e.name);
-        std::string why = forbidden_call(stub, "heed::student::" + e.name, forbidden);
+      std::vector<Refusals> refused(list.size());
+      std::vector<OwnAnswer> answers;
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (!c.forbidden.count(list[i].name)) fail(c.number + " " + list[i].name + ": no list of forbidden calls");
+        refused[i] = refusals(library, forbidden_for(c.forbidden, list[i].name));
+        answers.push_back({c.number + "." + std::to_string(i + 1), list[i].name, &refused[i]});
+      }
+      for (size_t i = 0; i < list.size(); ++i) {
+        const Exercise& e = list[i];
+        std::string why = refused_call(stub, "heed::student::" + e.name, refused[i], answers);
         if (!why.empty()) fail(c.number + " " + e.name + ": the untouched exercise is refused: " + why);
-        why = forbidden_call(sol, "heed::solution::" + e.name, forbidden);
+        why = refused_call(sol, "heed::solution::" + e.name, refused[i], answers);
         if (!why.empty()) fail(c.number + " " + e.name + ": the solution is refused: " + why);
-        why = forbidden_call(calls, "heed::student::" + e.name, forbidden);
+        why = refused_call(calls, "heed::student::" + e.name, refused[i], answers);
         if (why.empty()) fail(c.number + " " + e.name + ": the answer calling its reference was not refused");
-        else ++refused;
+        else ++refused_count;
         if (verbose && !why.empty()) std::printf("refused %s %s:\n  %s\n", c.number.c_str(), e.name.c_str(), why.c_str());
+      }
+      // The holes a list of names leaves (tests/exercises/refused/, namespace heed::student::holes),
+      // each refused with the reason it must give.
+      const struct { const char* number; const char* exercise; const char* says; } kHoles[] = {
+          {"01", "matmul_loops", "it calls heed::gemm(bool, bool, long, long, long, "},
+          {"01", "matmul_loops", "a kernel under the library's heed::matmul"},
+          {"07", "decoder_step", "it calls heed::attend("},
+          {"07", "batch_loss", "through your 07.4 decoder_step, it calls heed::attend("},
+          {"07", "train_loop", "through your 07.5 batch_loss, it calls heed::attend("},
+      };
+      for (const auto& hole : kHoles) {
+        if (c.number != hole.number) continue;
+        size_t i = 0;
+        while (i < list.size() && list[i].name != hole.exercise) ++i;
+        if (i == list.size()) {
+          fail(c.number + ": no exercise " + hole.exercise);
+          continue;
+        }
+        const std::string why = refused_call(calls, std::string("heed::student::holes::") + hole.exercise, refused[i], answers);
+        if (why.find(hole.says) == std::string::npos)
+          fail(c.number + " " + hole.exercise + ": the answer in heed::student::holes should be refused saying \"" + hole.says +
+               "\", but " + (why.empty() ? std::string("it was not refused") : "it says: " + why));
+        else ++refused_count;
+        if (verbose) std::printf("refused %s holes::%s:\n  %s\n", c.number.c_str(), hole.exercise, why.c_str());
       }
     } catch (const std::exception& err) {
       fail("chapter " + c.number + ": " + err.what());
@@ -188,7 +224,7 @@ int main(int argc, char** argv) {
   for (const auto& [number, n] : solved) exercises += n;
   std::printf("exercise self-test: %zu chapters, %d exercises, %d wrong answers rejected, %d answers calling their "
               "references refused, %d checks run, %d failures\n",
-              solved.size(), exercises, rejected, refused, runs, failures);
+              solved.size(), exercises, rejected, refused_count, runs, failures);
   if (kSanitized) std::printf("exercise self-test: refusals not judged in a sanitized build (see make test)\n");
   return failures == 0 ? 0 : 1;
 }
