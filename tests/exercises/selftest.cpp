@@ -6,6 +6,7 @@
 // changes (every solution passes under another seed; answers hard-coded for the default seed fail).
 // Prints one line per failure and a summary (-v: also every rejection); exit status 0 when all hold.
 #include <climits>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <cstdio>
@@ -189,6 +190,51 @@ int main(int argc, char** argv) {
     } catch (const std::exception& err) {
       fail("chapter " + c.number + ": " + err.what());
     }
+  }
+
+  // macOS's objects (Mach-O, read with llvm-objdump, which is macOS's objdump): a piece and an answer
+  // compiled for macOS by clang++ (it emits Mach-O anywhere); the answer reaches the piece's kernel
+  // through a helper and a lambda of its own, and is refused as it would be on Linux.
+  {
+    const std::string dir = "/tmp/heed-macho-" + std::to_string(getpid());
+    const std::string piece =
+        "namespace heed { void gemm(const double* a, double* c, long n);\n"
+        "namespace { __attribute__((noinline)) void checked(const double* a, double* c, long n) { gemm(a, c, n); } }\n"
+        "void matmul(const double* a, double* c, long n) { checked(a, c, n); } }\n";
+    const std::string answer =
+        "namespace heed { void gemm(const double* a, double* c, long n); }\n"
+        "namespace heed::student {\n"
+        "namespace { __attribute__((noinline)) void helper(const double* a, double* c, long n) {\n"
+        "  auto f = [&] { heed::gemm(a, c, n); }; f(); } }\n"
+        "void matmul_loops(const double* a, double* c, long n) { helper(a, c, n); }\n"
+        "void broadcast_add(const double* a, double* c, long n) { for (long i = 0; i < n; ++i) c[i] += a[i]; } }\n";
+    const std::string compile = "mkdir -p " + dir + " && cd " + dir +
+                                " && printf '%s' \"$PIECE\" >piece.cpp && printf '%s' \"$ANSWER\" >answer.cpp"
+                                " && clang++ -std=c++20 -O2 -target x86_64-apple-macos11 -c piece.cpp -o piece.o"
+                                " && clang++ -std=c++20 -O2 -target x86_64-apple-macos11 -c answer.cpp -o answer.o"
+                                " && command -v llvm-objdump >/dev/null";
+    setenv("PIECE", piece.c_str(), 1);
+    setenv("ANSWER", answer.c_str(), 1);
+    if (std::system(("(" + compile + ") >/dev/null 2>&1").c_str()) != 0) {
+      std::printf("exercise self-test: Mach-O refusal not judged (no clang++ or llvm-objdump here)\n");
+    } else {
+      try {
+        const ObjectReferences lib = read_object_references(dir + "/piece.o");
+        const ObjectReferences ans = read_object_references(dir + "/answer.o");
+        const Refusals r = refusals(lib, {"heed::matmul"});
+        const std::string why = refused_call(ans, "heed::student::matmul_loops", r);
+        if (why.find("it calls heed::gemm(double const*, double*, long), a kernel under the library's heed::matmul") ==
+            std::string::npos)
+          fail("Mach-O: matmul_loops reaching heed::gemm through a helper and a lambda should be refused: " + why);
+        else
+          ++refused_count;
+        const std::string fine = refused_call(ans, "heed::student::broadcast_add", r);
+        if (!fine.empty()) fail("Mach-O: broadcast_add calls nothing of the library, yet: " + fine);
+      } catch (const std::exception& err) {
+        fail(std::string("Mach-O: ") + err.what());
+      }
+    }
+    std::system(("rm -rf " + dir).c_str());
   }
 
   // The grader's seed: every solution passes under other inputs too.
