@@ -1,11 +1,11 @@
-// What an answer calls, read from its compiled object file. The exercises are compiled with
-// -ffunction-sections, so each function sits in a section of its own, and that section's
-// relocations (objdump -r) name every function and datum it refers to: those it calls, its
-// lambdas, helpers of the same file, and the library functions it leaves for the linker. Following
-// those references from one function gives everything that function can reach, even through a
-// helper or a lambda of the student's own. A library function that a header defines inline and the
-// compiler inlines leaves no reference; the lists of forbidden calls name only functions compiled
-// into libheed, and the self-test (tests/exercises/) holds that each list catches a real call.
+// What an answer calls, and what the library's pieces call, read from compiled objects (an ELF or
+// Mach-O object, or an archive such as libheed.a) with objdump or llvm-objdump: each relocation is
+// charged to the function whose address range holds it, and the disassembly adds the direct calls
+// the assembler resolved itself (to a local function of the same section). Following those
+// references from one function gives everything it can reach, through helpers and lambdas. A
+// library function that a header defines inline and the compiler inlines leaves no reference; the
+// pieces named are functions compiled into libheed, and the self-test (tests/exercises/) holds that
+// each exercise's list catches a real call, and the holes a list of names left.
 #pragma once
 
 #include <map>
@@ -21,8 +21,8 @@ struct ObjectReferences {
   std::map<std::string, std::set<std::string>> refers_to;
 };
 
-// Reads `path` with objdump -r. Throws std::runtime_error naming the file and what went wrong
-// (missing, not an object, no objdump, or compiled without -ffunction-sections).
+// Reads `path` with objdump -rt and -dr (llvm-objdump where objdump cannot read it). Throws
+// std::runtime_error naming the file and what went wrong (missing, not an object, no object reader).
 ObjectReferences read_object_references(const std::string& path);
 
 // "heed::softmax(heed::Tensor const&, long)" for "_ZN4heed7softmaxERKNS_6TensorEl"; the name
