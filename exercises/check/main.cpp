@@ -6,7 +6,8 @@
 //   --json FILE  also write the results as one JSON document (exercises/README.md, "Results")
 //   --strict     stop (exit status 2) when the answers' object cannot be read for refused calls
 // Before its check runs, an answer's compiled object (build/obj/exercises/NN_*/exercises.o, beside
-// this program) is read for calls it may not make (objects.h); such an answer is refused.
+// this program) is read for calls it may not make, and so is the library it was linked with (objects.h:
+// the kernels in each piece's call tree); such an answer is refused.
 // A grader's own checks (variant "extra", make exercises CHECKS=DIR) follow the chapter's.
 #include <chrono>
 #include <cerrno>
@@ -105,6 +106,18 @@ std::string json_string(const std::string& s) {
 }
 
 
+// The library this checker was linked with: beside it (build/exercise-NN, a grader's copy), else
+// one folder up (make yours's checkers, in build/yours-*/), else in the build make names (BUILD, as
+// make yours passes it), else build/ under the folder make runs in.
+std::string library_beside_program() {
+  const std::string dir = heed::check::program_dir();
+  const char* build = std::getenv("BUILD");
+  for (const std::string& path : {dir + "/libheed.a", dir + "/../libheed.a",
+                                  std::string(build && *build ? build : "build") + "/libheed.a", std::string("build/libheed.a")})
+    if (access(path.c_str(), R_OK) == 0) return path;
+  return dir + "/libheed.a";  // not built: library_references says so
+}
+
 int usage(const char* why) {
   std::fprintf(stderr, "exercise checker: %s\nusage: exercise-NN [--seed N] [--json FILE] [--strict]\n", why);
   return 2;
@@ -159,7 +172,7 @@ int main(int argc, char** argv) {
     bool refusals_on = true;
     try {
       refs = read_object_references(object);
-      const ObjectReferences library = library_references(heed::check::program_dir() + "/libheed.a");
+      const ObjectReferences library = library_references(library_beside_program());
       for (size_t i = 0; i < list.size(); ++i) {
         refused[i] = refusals(library, forbidden_for(c.forbidden, list[i].name));
         answers.push_back({c.number + "." + std::to_string(i + 1), list[i].name, &refused[i]});
