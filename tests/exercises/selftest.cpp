@@ -192,6 +192,22 @@ int main(int argc, char** argv) {
     }
   }
 
+  // The one allowance rule (objects.cpp's is_kernel) on matmul's tree: heed::gemm and every kernel
+  // set's gemm refused; the tensor's own allocation, which every answer needs, left to the answer.
+  if (!kSanitized && !library.refers_to.empty()) {
+    const Refusals r = refusals(library, {"heed::matmul"});
+    int sets = 0;
+    bool gemm = false, allocation = false;
+    for (const auto& [symbol, piece] : r.under_piece) {
+      gemm = gemm || symbol.rfind("heed::gemm(", 0) == 0;
+      allocation = allocation || symbol.rfind("heed::Tensor::empty(", 0) == 0;
+      if (symbol.rfind("heed::kernel_set::", 0) == 0 && symbol.find("::gemm(") != std::string::npos) ++sets;
+    }
+    if (!gemm) fail("heed::gemm is not refused under heed::matmul");
+    if (sets == 0) fail("no kernel set's gemm is refused under heed::matmul");
+    if (allocation) fail("heed::Tensor::empty, the tensor's own allocation, is refused under heed::matmul");
+  }
+
   // macOS's objects (Mach-O, read with llvm-objdump, which is macOS's objdump): a piece and an answer
   // compiled for macOS by clang++ (it emits Mach-O anywhere); the answer reaches the piece's kernel
   // through a helper and a lambda of its own, and is refused as it would be on Linux.
