@@ -41,20 +41,20 @@ void check_replaceable(const std::string& path, const std::string& op) {
                 "; heed replaces only regular files, so it leaves this one alone");
 }
 
-std::filesystem::path write_target(const std::filesystem::path& path) {
-  std::filesystem::path p = path;
-  for (int hops = 0; hops < 40; ++hops) {  // the kernel's own limit on links followed
-    struct stat st{};
-    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
-    std::error_code ec;
-    std::filesystem::path to = std::filesystem::read_symlink(p, ec);
-    if (ec) return p;
-    p = to.is_absolute() ? to : p.parent_path() / to;
-  }
-  return p;
-}
-
 namespace {
+
+constexpr int kMaxLinks = 40;  // the kernel's own limit on links followed
+
+// Where the symlink `p` points (a relative target read from p's own folder); empty when `p` is
+// not a link.
+std::filesystem::path link_target(const std::filesystem::path& p) {
+  struct stat st{};
+  if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return {};
+  std::error_code ec;
+  std::filesystem::path to = std::filesystem::read_symlink(p, ec);
+  if (ec) return {};
+  return to.is_absolute() ? to : p.parent_path() / to;
+}
 
 // N when `p` is one of this process's descriptors by name (/dev/stdout, /dev/fd/N,
 // /proc/self/fd/N, /proc/PID/fd/N of this process, however the folder is spelled), else -1.
@@ -82,18 +82,21 @@ std::string permissions(mode_t mode) {
 
 }  // namespace
 
+std::filesystem::path write_target(const std::filesystem::path& path) {
+  std::filesystem::path p = path;
+  for (int hops = 0; hops < kMaxLinks; ++hops) {
+    std::filesystem::path next = link_target(p);
+    if (next.empty()) return p;
+    p = next;
+  }
+  return p;
+}
+
 int output_stream(const std::string& path) {
   if (path == "-") return 1;
   std::filesystem::path p = path;
-  for (int hops = 0; hops < 40; ++hops) {  // the links write_target follows, each looked at
-    if (int fd = descriptor_named(p); fd >= 0) return fd;
-    struct stat st{};
-    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return -1;
-    std::error_code ec;
-    std::filesystem::path to = std::filesystem::read_symlink(p, ec);
-    if (ec) return -1;
-    p = to.is_absolute() ? to : p.parent_path() / to;
-  }
+  for (int hops = 0; hops <= kMaxLinks && !p.empty(); ++hops, p = link_target(p))  // each name write_target meets
+    if (const int fd = descriptor_named(p); fd >= 0) return fd;
   return -1;
 }
 
