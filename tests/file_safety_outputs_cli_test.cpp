@@ -82,7 +82,7 @@ TEST_SUITE("file_safety") {
          {"film.html -> sub/hop", "sub/hop -> ../new.safetensors"}},
         // both names dangling links to one new file
         {"train " + kTiny + " --steps 2 --save a.safetensors --film b.html", "--save", "--film",
-         {"a.safetensors -> shared", "b.html -> sub/../shared"}},
+         {"a.safetensors -> both", "b.html -> sub/../both"}},
         {"train --resume " + model_name + " --steps 4 --film film.html", "--resume", "--film",
          {"film.html -> sub/../m.safetensors"}},
         {"train " + kTiny + " --steps 2 --load " + model_name + " --save new.safetensors --film film.html", "--save",
@@ -127,7 +127,7 @@ TEST_SUITE("file_safety") {
         CHECK(fs::is_symlink(name));
         fs::remove(name);
       }
-      for (const char* out : {"new.safetensors", "film.html", "shared", "sub/y", "sub/r", "p.html", "p.svg", "f.html"}) {
+      for (const char* out : {"new.safetensors", "film.html", "both", "sub/y", "sub/r", "p.html", "p.svg", "f.html"}) {
         CHECK(!fs::exists(s.path(out)));
         fs::remove(s.path(out));  // (what a failing run wrote, so that the next case starts clean)
       }

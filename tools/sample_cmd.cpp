@@ -64,9 +64,9 @@ int cmd_sample(const std::vector<std::string>& argv) {
   // Positions fed: <bos>, the prompt, and every token drawn but the last (models/decoder_model.h).
   const int64_t room = c.source_limit() - static_cast<int64_t>(prompt.size());
   if (max_tokens > room)
-    throw a.error("--max-tokens " + std::to_string(max_tokens) + " after a prompt of " + std::to_string(prompt.size()) +
-                  " tokens needs more than the model's " + std::to_string(c.source_limit()) +
-                  " learned positions (<bos>, the prompt, each token drawn but the last): give --max-tokens at most " +
+    throw a.error("--prompt of " + std::to_string(prompt.size()) + " tokens and --max-tokens " +
+                  std::to_string(max_tokens) + " need more than the model's " + std::to_string(c.source_limit()) +
+                  " learned positions (<bos>, the prompt and each token drawn but the last): give --max-tokens at most " +
                   std::to_string(room));
   Generator gen(static_cast<uint64_t>(seed));
   const std::vector<int64_t> out = sample_continuation(*m.model, prompt, max_tokens, o, gen);
