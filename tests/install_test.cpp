@@ -1,7 +1,8 @@
-// heed as a library, as a user meets it: make install into a scratch PREFIX, then the two programs
-// of examples/ copied out of the repository and built there with nothing but what pkg-config
-// says (heed.pc, and heed-float.pc for the float library), run, and held to what they print: the
-// loss falls. A program compiled for one precision and linked with the other library is refused
+// heed as a library, as a user meets it: make install into a scratch PREFIX (heed.h and the public
+// headers it includes, no internal one), then the programs of examples/ copied out of the
+// repository and built there with nothing but what pkg-config says (heed.pc, and heed-float.pc
+// for the float library), run, and held to what they print: the loss falls, and what
+// docs/library.md and README.md show is what they print. A program compiled for one precision and linked with the other library is refused
 // by the linker, the mismatch named on the first line (tensor/real.h). make uninstall removes
 // exactly what make install wrote. Also DESTDIR (a staging folder for packagers).
 //
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,28 @@ std::vector<double> losses(const std::string& out) {
 }
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// heed.h and every header of heed's it reaches through includes ("tensor/tensor.h", ...), read in the
+// repository: what make install must write under include/heed, nothing more (the internals stay).
+std::set<std::string> public_headers() {
+  static const std::regex include(R"re(#include "([a-z]+/[a-z_0-9]+\.h)")re");
+  std::set<std::string> seen{"heed.h"};
+  std::vector<std::string> todo{"heed.h"};
+  while (!todo.empty()) {
+    const std::string text = slurp(todo.back());
+    todo.pop_back();
+    for (std::sregex_iterator it(text.begin(), text.end(), include), end; it != end; ++it)
+      if (seen.insert((*it)[1]).second) todo.push_back((*it)[1]);
+  }
+  return seen;
+}
+
+std::set<std::string> headers_under(const fs::path& dir) {
+  std::set<std::string> h;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) h.insert(fs::relative(e.path(), dir).generic_string());
+  return h;
+}
 
 int files_under(const fs::path& dir) {
   int n = 0;
@@ -114,6 +138,11 @@ TEST_SUITE("install") {
     REQUIRE(inst.status == 0);
     CHECK(fs::exists(prefix + "/include/heed/nn/linear.h"));
     CHECK(fs::exists(prefix + "/include/heed/tensor/real.h"));
+    // The installed headers are heed.h and what it reaches: every public one, no internal one.
+    const std::set<std::string> installed = headers_under(prefix + "/include/heed");
+    CHECK(installed.count("heed.h") == 1);
+    CHECK(installed.count("tensor/gemm.h") == 0);
+    CHECK(installed == public_headers());
     CHECK(fs::exists(prefix + "/lib/libheed.a"));
     CHECK(!fs::exists(prefix + "/lib/libheed-float.a"));  // install-double: the double library only
     CHECK(!fs::exists(prefix + "/lib/pkgconfig/heed-float.pc"));
@@ -130,12 +159,14 @@ TEST_SUITE("install") {
     CHECK(flags.out.find("-lheed") != std::string::npos);
 
     // The examples, copied out of the repository: nothing of it is on the include path.
-    for (const char* e : {"first_steps.cpp", "attention_reverse.cpp"})
-      fs::copy_file(std::string("examples/") + e, work + "/" + e);
-    const std::string cxx = "g++ -O1";
-    Shell build = sh(s, work,
-                     cxx + " first_steps.cpp $(" + pc + " --cflags --libs heed) -o first_steps && " +
-                     cxx + " attention_reverse.cpp $(" + pc + " --cflags --libs heed) -o attention_reverse");
+    const std::vector<std::string> examples{"first_steps", "attention_reverse", "sequential", "tiny_transformer"};
+    std::string commands;
+    for (const std::string& e : examples) {
+      fs::copy_file("examples/" + e + ".cpp", work + "/" + e + ".cpp");
+      commands += (commands.empty() ? "" : " && ") + std::string("g++ -O1 ") + e + ".cpp $(" + pc +
+                  " --cflags --libs heed) -o " + e;
+    }
+    Shell build = sh(s, work, commands);
     INFO(build.out);
     REQUIRE(build.status == 0);
 
@@ -156,6 +187,36 @@ TEST_SUITE("install") {
       for (int t = 1; t <= 5; ++t)  // the anti-diagonal: output t reads source 6 - t
         CHECK(run.out.find("output " + std::to_string(t) + " looked at source " + std::to_string(6 - t)) !=
               std::string::npos);
+    }
+    const std::string library_md = slurp("docs/library.md");
+    {  // sequential: the loss falls, new points are classified; docs/library.md shows this output
+      Shell run = sh(s, work, "./sequential");
+      INFO(run.out);
+      REQUIRE(run.status == 0);
+      CHECK(run.out.find("2.bias [16]\n") != std::string::npos);  // named as torch.nn.Sequential names them
+      const std::vector<double> l = losses(run.out);
+      REQUIRE(l.size() >= 2);
+      CHECK(l.back() < l.front() / 4);
+      std::smatch m;
+      REQUIRE(std::regex_search(run.out, m, std::regex(R"(classified right: (\d+) of 1000)")));
+      CHECK(std::stoi(m[1]) >= 950);
+      CHECK_MESSAGE(library_md.find("```\n" + run.out + "```\n") != std::string::npos,
+                    "docs/library.md's output block for examples/sequential.cpp is not what it prints:\n" << run.out);
+    }
+    {  // tiny_transformer: the loss falls, new digits come out reversed; docs/library.md shows this output
+      Shell run = sh(s, work, "./tiny_transformer");
+      INFO(run.out);
+      REQUIRE(run.status == 0);
+      const std::vector<double> l = losses(run.out);
+      REQUIRE(l.size() >= 2);
+      CHECK(l.back() < l.front() / 4);
+      std::smatch m;
+      REQUIRE(std::regex_search(run.out, m, std::regex(R"(held out: (\d+) of 100)")));
+      CHECK(std::stoi(m[1]) >= 80);
+      CHECK(run.out.find("3 1 4 1 5 9 | -> 9 5 1 4 1 3\n") != std::string::npos);
+      CHECK_MESSAGE(library_md.find("```\n" + run.out + "```\n") != std::string::npos,
+                    "docs/library.md's output block for examples/tiny_transformer.cpp is not what it prints:\n"
+                        << run.out);
     }
     uninstall_leaves_the_users(s, work, prefix);
   }
