@@ -113,6 +113,24 @@ std::string first_steps_learns(Scratch& s, const std::string& work, const std::s
   CHECK(run.out.find("learned y = 3.000 a -2.000 b +1.000") != std::string::npos);
   return run.out;
 }
+// Runs examples/NAME (built in `work`) and holds it to what it must print: a loss that falls
+// fourfold, a count (the number `score` captures) of at least `least`, and docs/library.md's
+// output block for it, which must be its output exactly. Returns the output.
+std::string example_learns(Scratch& s, const std::string& work, const std::string& name, const std::string& score,
+                           int least) {
+  Shell run = sh(s, work, "./" + name);
+  INFO(name << ": " << run.out);
+  REQUIRE(run.status == 0);
+  const std::vector<double> l = losses(run.out);
+  REQUIRE(l.size() >= 2);
+  CHECK(l.back() < l.front() / 4);
+  std::smatch m;
+  REQUIRE(std::regex_search(run.out, m, std::regex(score)));
+  CHECK(std::stoi(m[1]) >= least);
+  CHECK_MESSAGE(slurp("docs/library.md").find("```\n" + run.out + "```\n") != std::string::npos,
+                "docs/library.md's output block for examples/" << name << ".cpp is not what it prints:\n" << run.out);
+  return run.out;
+}
 }  // namespace
 
 TEST_SUITE("install") {
@@ -188,35 +206,13 @@ TEST_SUITE("install") {
         CHECK(run.out.find("output " + std::to_string(t) + " looked at source " + std::to_string(6 - t)) !=
               std::string::npos);
     }
-    const std::string library_md = slurp("docs/library.md");
-    {  // sequential: the loss falls, new points are classified; docs/library.md shows this output
-      Shell run = sh(s, work, "./sequential");
-      INFO(run.out);
-      REQUIRE(run.status == 0);
-      CHECK(run.out.find("2.bias [16]\n") != std::string::npos);  // named as torch.nn.Sequential names them
-      const std::vector<double> l = losses(run.out);
-      REQUIRE(l.size() >= 2);
-      CHECK(l.back() < l.front() / 4);
-      std::smatch m;
-      REQUIRE(std::regex_search(run.out, m, std::regex(R"(classified right: (\d+) of 1000)")));
-      CHECK(std::stoi(m[1]) >= 950);
-      CHECK_MESSAGE(library_md.find("```\n" + run.out + "```\n") != std::string::npos,
-                    "docs/library.md's output block for examples/sequential.cpp is not what it prints:\n" << run.out);
+    {  // sequential: new points classified, parameters named as torch.nn.Sequential names them
+      const std::string out = example_learns(s, work, "sequential", R"(classified right: (\d+) of 1000)", 950);
+      CHECK(out.find("2.bias [16]\n") != std::string::npos);
     }
-    {  // tiny_transformer: the loss falls, new digits come out reversed; docs/library.md shows this output
-      Shell run = sh(s, work, "./tiny_transformer");
-      INFO(run.out);
-      REQUIRE(run.status == 0);
-      const std::vector<double> l = losses(run.out);
-      REQUIRE(l.size() >= 2);
-      CHECK(l.back() < l.front() / 4);
-      std::smatch m;
-      REQUIRE(std::regex_search(run.out, m, std::regex(R"(held out: (\d+) of 100)")));
-      CHECK(std::stoi(m[1]) >= 80);
-      CHECK(run.out.find("3 1 4 1 5 9 | -> 9 5 1 4 1 3\n") != std::string::npos);
-      CHECK_MESSAGE(library_md.find("```\n" + run.out + "```\n") != std::string::npos,
-                    "docs/library.md's output block for examples/tiny_transformer.cpp is not what it prints:\n"
-                        << run.out);
+    {  // tiny_transformer: new digits come out reversed
+      const std::string out = example_learns(s, work, "tiny_transformer", R"(held out: (\d+) of 100)", 80);
+      CHECK(out.find("3 1 4 1 5 9 | -> 9 5 1 4 1 3\n") != std::string::npos);
     }
     uninstall_leaves_the_users(s, work, prefix);
   }
