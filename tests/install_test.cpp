@@ -63,10 +63,11 @@ std::set<std::string> public_headers() {
   return seen;
 }
 
+// The .h files under dir (make install may keep a note of its own there), as paths relative to it.
 std::set<std::string> headers_under(const fs::path& dir) {
   std::set<std::string> h;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) h.insert(fs::relative(e.path(), dir).generic_string());
+    if (e.is_regular_file() && e.path().extension() == ".h") h.insert(fs::relative(e.path(), dir).generic_string());
   return h;
 }
 
