@@ -289,7 +289,13 @@ endif
 PREFIX  ?= /usr/local
 DESTDIR ?=
 INSTALL_DIRS    := tensor autograd nn models io viz
-INSTALL_HEADERS := $(sort $(wildcard $(addsuffix /*.h,$(INSTALL_DIRS))))
+# The public headers (docs/library.md): heed.h, the whole API in one include, at the top of
+# include/heed ("./": the recipe makes each header's folder, here include/heed itself), and every
+# header of the folders but the internals below, which a program never includes: the kernels,
+# the command line's own helpers and the film's machinery. heed.h includes each public one.
+INSTALL_INTERNAL := tensor/gemm.h tensor/kernels.h tensor/math.h tensor/simd.h tensor/vmath.h nn/fused_cells.h \
+  io/decimal.h io/parse.h io/paths.h models/watch.h viz/film_page.h viz/sweep_report.h
+INSTALL_HEADERS := ./heed.h $(filter-out $(INSTALL_INTERNAL),$(sort $(wildcard $(addsuffix /*.h,$(INSTALL_DIRS)))))
 INSTALL_TO       = $(DESTDIR)$(PREFIX)
 # PREFIX and the install folder as one word each to the shell, single-quoted ('it'\''s').
 PREFIX_WORD      = '$(subst ','\'',$(PREFIX))'

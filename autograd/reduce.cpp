@@ -45,7 +45,7 @@ Var mean(const Var& x, int64_t axis, bool keepdim) {
 
 Var max(const Var& x) {
   Shape s = x.shape();
-  int64_t at = static_cast<int64_t>(argmax(x.value()).item());
+  int64_t at = argmax_index(x.value());
   return make_var(max(x.value()), "max", {x}, [s, at](Backward& g) {
     Tensor d = Tensor::zeros(s);
     d[at] = g.grad()[0];  // dx_argmax += dy

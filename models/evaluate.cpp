@@ -70,7 +70,7 @@ Decoded greedy_after(const Model& model, const std::vector<std::vector<int64_t>>
   // Its logits predict position t + 1, a choice once t >= P_b.
   for (int64_t t = 0; t < longest + steps; ++t) {
     Tensor logp = log_softmax(model.logits(model.decode_step(in, *st).out).value(), 1);  // (B, V)
-    Tensor best = argmax(logp, 1);
+    const std::vector<int64_t> best = argmax_indices(logp, 1);  // (B) token ids
     const int64_t V = logp.shape()[1];
     bool more = false;
     for (int64_t b = 0; b < B; ++b) {
@@ -78,7 +78,7 @@ Decoded greedy_after(const Model& model, const std::vector<std::vector<int64_t>>
       if (t < P) {
         in[b] = prompts[b][t];  // still reading the prompt
       } else {
-        in[b] = static_cast<int64_t>(best[b]);
+        in[b] = best[b];
         if (static_cast<int64_t>(d.tokens[b].size()) < steps) {
           d.tokens[b].push_back(in[b]);
           d.token_log_prob[b].push_back(logp[b * V + in[b]]);

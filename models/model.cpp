@@ -38,10 +38,10 @@ Decoded Model::greedy(const Batch& batch, int64_t steps) const {
   for (int64_t t = 0; t < steps; ++t) {
     StepOutput o = decode_step(prev, *st);
     Tensor logp = log_softmax(logits(o.out).value(), 1);  // (B, V)
-    Tensor best = argmax(logp, 1);
+    const std::vector<int64_t> best = argmax_indices(logp, 1);  // (B) token ids
     const int64_t V = logp.shape()[1], S = batch.src_len;
     for (int64_t b = 0; b < B; ++b) {
-      prev[b] = static_cast<int64_t>(best[b]);
+      prev[b] = best[b];
       d.tokens[b].push_back(prev[b]);
       d.log_prob[b] += logp[b * V + prev[b]];
       d.token_log_prob[b].push_back(logp[b * V + prev[b]]);

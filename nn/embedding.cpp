@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "autograd/layout.h"
 #include "nn/init.h"
 
 namespace heed {
@@ -46,5 +47,13 @@ Embedding::Embedding(int64_t num, int64_t dim, Generator& gen, int64_t padding_i
 }
 
 Var Embedding::forward(const std::vector<int64_t>& ids) const { return embedding(weight, ids, padding_idx_); }
+
+Var Embedding::forward(const std::vector<int64_t>& ids, const Shape& shape) const {
+  if (shape_numel(shape) != static_cast<int64_t>(ids.size()))
+    throw Error("Embedding: " + std::to_string(ids.size()) + " ids cannot be laid out as " + shape_str(shape));
+  Shape out = shape;
+  out.push_back(embedding_dim());
+  return reshape(embedding(weight, ids, padding_idx_), out);  // (N, E) -> (shape..., E)
+}
 
 }  // namespace heed

@@ -23,6 +23,11 @@ class Embedding : public Module {
   Embedding(int64_t num, int64_t dim, Generator& gen, int64_t padding_idx = -1);
 
   Var forward(const std::vector<int64_t>& ids) const;  // (N) -> (N, E)
+  // Ids laid out in a shape, row-major: ids (B S) with shape {B, S} -> (B, S, E), the id at [b, s]
+  // giving row [b, s, :] (a Batch's src with {batch, src_len}). Any shape: the output is shape
+  // followed by E. The same lookup and gradient as forward(ids), reshaped. heed::Error when
+  // shape's elements are not ids.size().
+  Var forward(const std::vector<int64_t>& ids, const Shape& shape) const;
 
   int64_t num_embeddings() const { return weight.shape()[0]; }
   int64_t embedding_dim() const { return weight.shape()[1]; }

@@ -147,6 +147,13 @@ AttentionOutput self_attend(const std::string& layer, const Var& x, const Tensor
   return multi_head_attention(layer, x, x, self_attention_mask(padding, causal), in, out_proj, heads);
 }
 
+// The padding of a batch in which nothing is padded: ones (B, S) for x (B, S, D). (For an x of
+// another rank any tensor will do: self_attend refuses x first.)
+Tensor nothing_padded(const Var& x) {
+  const Shape& s = x.shape();
+  return s.size() >= 2 ? Tensor::ones({s[0], s[1]}) : Tensor();
+}
+
 // PyTorch's MultiheadAttention._reset_parameters, with q, k, v as three blocks of one in_proj.
 void reset_parameters(Linear& q, Linear& k, Linear& v, Linear& out, Generator& gen) {
   const int64_t D = q.in_features();
@@ -179,6 +186,10 @@ AttentionOutput SelfAttention::forward(const Var& x, const Tensor& padding, bool
   return {a.output, reshape(a.weights, {B, S, S})};  // one head: (B, 1, S, S) -> (B, S, S)
 }
 
+AttentionOutput SelfAttention::forward(const Var& x, bool causal) const {
+  return forward(x, nothing_padded(x), causal);
+}
+
 MultiHeadAttention::MultiHeadAttention(int64_t embed, int64_t heads, Generator& gen, bool bias)
     : q_proj(checked_embed("MultiHeadAttention", embed, heads), embed, bias, gen),
       k_proj(embed, embed, bias, gen),
@@ -194,6 +205,10 @@ MultiHeadAttention::MultiHeadAttention(int64_t embed, int64_t heads, Generator& 
 
 AttentionOutput MultiHeadAttention::forward(const Var& x, const Tensor& padding, bool causal) const {
   return self_attend("MultiHeadAttention", x, padding, causal, projections(q_proj, k_proj, v_proj), out_proj, heads_);
+}
+
+AttentionOutput MultiHeadAttention::forward(const Var& x, bool causal) const {
+  return forward(x, nothing_padded(x), causal);
 }
 
 }  // namespace heed

@@ -105,6 +105,8 @@ class SelfAttention : public Module {
   // sees only keys j <= i (a decoder's self-attention). Shape mistakes throw heed::Error naming
   // the layer and the shapes.
   AttentionOutput forward(const Var& x, const Tensor& padding, bool causal = false) const;
+  // The same when nothing in x is padded: every position real, the same bits as padding of ones.
+  AttentionOutput forward(const Var& x, bool causal = false) const;
 
   int64_t embed() const { return q_proj.in_features(); }
 
@@ -119,6 +121,8 @@ class MultiHeadAttention : public Module {
 
   // x (B, S, D), padding (B, S) -> output (B, S, D), weights (B, h, S, S); causal as SelfAttention.
   AttentionOutput forward(const Var& x, const Tensor& padding, bool causal = false) const;
+  // The same when nothing in x is padded: every position real, the same bits as padding of ones.
+  AttentionOutput forward(const Var& x, bool causal = false) const;
 
   int64_t embed() const { return q_proj.in_features(); }
   int64_t heads() const { return heads_; }

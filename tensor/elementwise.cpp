@@ -104,6 +104,19 @@ Tensor div(const Tensor& a, const Tensor& b) { return binary(a, b, [](real x, re
 Tensor add(const Tensor& a, real b) { return map(a, [b](real v) { return v + b; }); }
 Tensor mul(const Tensor& a, real b) { return map(a, [b](real v) { return v * b; }); }
 
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator+(const Tensor& a, real b) { return add(a, b); }
+Tensor operator+(real a, const Tensor& b) { return add(b, a); }
+Tensor operator-(const Tensor& a, real b) { return add(a, -b); }
+Tensor operator-(real a, const Tensor& b) { return add(neg(b), a); }
+Tensor operator*(const Tensor& a, real b) { return mul(a, b); }
+Tensor operator*(real a, const Tensor& b) { return mul(b, a); }
+Tensor operator/(const Tensor& a, real b) { return mul(a, 1 / b); }
+
 Tensor sum_to(const Tensor& x, const Shape& shape) {
   if (x.shape() == shape) return x;
   if (broadcast_shape(shape, x.shape(), "sum_to") != x.shape())

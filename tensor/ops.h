@@ -35,6 +35,20 @@ Tensor sum_to(const Tensor& x, const Shape& shape);
 Tensor broadcast_to(const Tensor& x, const Shape& shape);
 // In place: a += b, same shapes.
 void add_inplace(Tensor& a, const Tensor& b);
+// The same as operators, as Var has them (autograd/elementwise.h): a + b is add(a, b), a - 2 is
+// add(a, -2), 2 - a is add(neg(a), 2), a / 2 is mul(a, 1 / 2.0), the same bits as Var's.
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator+(const Tensor& a, real b);
+Tensor operator+(real a, const Tensor& b);
+Tensor operator-(const Tensor& a, real b);
+Tensor operator-(real a, const Tensor& b);
+Tensor operator*(const Tensor& a, real b);
+Tensor operator*(real a, const Tensor& b);
+Tensor operator/(const Tensor& a, real b);
 
 // ---- reductions. `axis` may be negative; keepdim keeps the reduced axis as size 1.
 Tensor sum(const Tensor& x);  // 0-d
@@ -43,7 +57,11 @@ Tensor mean(const Tensor& x);
 Tensor mean(const Tensor& x, int64_t axis, bool keepdim = false);
 Tensor max(const Tensor& x);
 Tensor max(const Tensor& x, int64_t axis, bool keepdim = false);
-// Indices (stored as reals) of the first maximum.
+// The index of the first maximum: over the whole tensor (its flat index), or along `axis`, one
+// per position of the other axes, in row-major order ((B, V) along 1: a token id per row).
+int64_t argmax_index(const Tensor& x);
+std::vector<int64_t> argmax_indices(const Tensor& x, int64_t axis);
+// The same indices stored as reals, in a tensor of x's shape without `axis` (kept as 1 with keepdim).
 Tensor argmax(const Tensor& x);
 Tensor argmax(const Tensor& x, int64_t axis, bool keepdim = false);
 

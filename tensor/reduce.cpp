@@ -102,27 +102,36 @@ Tensor max(const Tensor& x, int64_t axis, bool keepdim) {
       "max");
 }
 
-Tensor argmax(const Tensor& x) {
+int64_t argmax_index(const Tensor& x) {
   if (x.numel() == 0) throw Error("argmax: tensor of shape " + shape_str(x.shape()) + " is empty");
   int64_t best = 0;
   for (int64_t i = 1; i < x.numel(); ++i)
     if (x[i] > x[best]) best = i;
-  return Tensor::scalar(static_cast<real>(best));
+  return best;
 }
 
-Tensor argmax(const Tensor& x, int64_t axis, bool keepdim) {
+std::vector<int64_t> argmax_indices(const Tensor& x, int64_t axis) {
   axis = normalize_axis(axis, x.shape(), "argmax");
   int64_t outer, n, inner;
   split_at_axis(x.shape(), axis, outer, n, inner);
   if (n == 0) throw Error("argmax: cannot reduce an empty axis of shape " + shape_str(x.shape()));
-  Tensor y = Tensor::zeros(reduced_shape(x.shape(), axis, keepdim));
+  std::vector<int64_t> at(outer * inner);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < inner; ++j) {
       int64_t best = 0;
       for (int64_t i = 1; i < n; ++i)
         if (x[(o * n + i) * inner + j] > x[(o * n + best) * inner + j]) best = i;
-      y[o * inner + j] = static_cast<real>(best);
+      at[o * inner + j] = best;
     }
+  return at;
+}
+
+Tensor argmax(const Tensor& x) { return Tensor::scalar(static_cast<real>(argmax_index(x))); }
+
+Tensor argmax(const Tensor& x, int64_t axis, bool keepdim) {
+  const std::vector<int64_t> at = argmax_indices(x, axis);
+  Tensor y = Tensor::empty(reduced_shape(x.shape(), normalize_axis(axis, x.shape(), "argmax"), keepdim));
+  for (size_t i = 0; i < at.size(); ++i) y[static_cast<int64_t>(i)] = static_cast<real>(at[i]);
   return y;
 }
 

@@ -52,7 +52,9 @@ struct NoInitAllocator : std::allocator<T> {
 
 std::string shape_str(const Shape& shape);  // "[2, 3]"
 // Keeps freed tensor memory with the process (glibc's mallopt) instead of returning it to the
-// system after every step: for programs that train. Call once, first thing in main.
+// system after every step. The heap's top is kept without a call, as the program starts (what
+// decoding and small models need, tensor/tensor.cpp); this adds large blocks, for programs that
+// train large models. Call once, first thing in main.
 void tune_allocator();
 int64_t shape_numel(const Shape& shape);    // product of the sizes; 1 for []; throws on overflow
 

@@ -1,7 +1,8 @@
-// heed as a library, as a user meets it: make install into a scratch PREFIX, then the two programs
-// of examples/ copied out of the repository and built there with nothing but what pkg-config
-// says (heed.pc, and heed-float.pc for the float library), run, and held to what they print: the
-// loss falls. A program compiled for one precision and linked with the other library is refused
+// heed as a library, as a user meets it: make install into a scratch PREFIX (heed.h and the public
+// headers it includes, no internal one), then the programs of examples/ copied out of the
+// repository and built there with nothing but what pkg-config says (heed.pc, and heed-float.pc
+// for the float library), run, and held to what they print: the loss falls, and what
+// docs/library.md and README.md show is what they print. A program compiled for one precision and linked with the other library is refused
 // by the linker, the mismatch named on the first line (tensor/real.h). make uninstall removes
 // exactly what make install wrote. Also DESTDIR (a staging folder for packagers).
 //
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,29 @@ std::vector<double> losses(const std::string& out) {
 }
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// heed.h and every header of heed's it reaches through includes ("tensor/tensor.h", ...), read in the
+// repository: what make install must write under include/heed, nothing more (the internals stay).
+std::set<std::string> public_headers() {
+  static const std::regex include(R"re(#include "([a-z]+/[a-z_0-9]+\.h)")re");
+  std::set<std::string> seen{"heed.h"};
+  std::vector<std::string> todo{"heed.h"};
+  while (!todo.empty()) {
+    const std::string text = slurp(todo.back());
+    todo.pop_back();
+    for (std::sregex_iterator it(text.begin(), text.end(), include), end; it != end; ++it)
+      if (seen.insert((*it)[1]).second) todo.push_back((*it)[1]);
+  }
+  return seen;
+}
+
+// The .h files under dir (make install may keep a note of its own there), as paths relative to it.
+std::set<std::string> headers_under(const fs::path& dir) {
+  std::set<std::string> h;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".h") h.insert(fs::relative(e.path(), dir).generic_string());
+  return h;
+}
 
 int files_under(const fs::path& dir) {
   int n = 0;
@@ -89,6 +114,24 @@ std::string first_steps_learns(Scratch& s, const std::string& work, const std::s
   CHECK(run.out.find("learned y = 3.000 a -2.000 b +1.000") != std::string::npos);
   return run.out;
 }
+// Runs examples/NAME (built in `work`) and holds it to what it must print: a loss that falls
+// fourfold, a count (the number `score` captures) of at least `least`, and docs/library.md's
+// output block for it, which must be its output exactly. Returns the output.
+std::string example_learns(Scratch& s, const std::string& work, const std::string& name, const std::string& score,
+                           int least) {
+  Shell run = sh(s, work, "./" + name);
+  INFO(name << ": " << run.out);
+  REQUIRE(run.status == 0);
+  const std::vector<double> l = losses(run.out);
+  REQUIRE(l.size() >= 2);
+  CHECK(l.back() < l.front() / 4);
+  std::smatch m;
+  REQUIRE(std::regex_search(run.out, m, std::regex(score)));
+  CHECK(std::stoi(m[1]) >= least);
+  CHECK_MESSAGE(slurp("docs/library.md").find("```\n" + run.out + "```\n") != std::string::npos,
+                "docs/library.md's output block for examples/" << name << ".cpp is not what it prints:\n" << run.out);
+  return run.out;
+}
 }  // namespace
 
 TEST_SUITE("install") {
@@ -114,6 +157,11 @@ TEST_SUITE("install") {
     REQUIRE(inst.status == 0);
     CHECK(fs::exists(prefix + "/include/heed/nn/linear.h"));
     CHECK(fs::exists(prefix + "/include/heed/tensor/real.h"));
+    // The installed headers are heed.h and what it reaches: every public one, no internal one.
+    const std::set<std::string> installed = headers_under(prefix + "/include/heed");
+    CHECK(installed.count("heed.h") == 1);
+    CHECK(installed.count("tensor/gemm.h") == 0);
+    CHECK(installed == public_headers());
     CHECK(fs::exists(prefix + "/lib/libheed.a"));
     CHECK(!fs::exists(prefix + "/lib/libheed-float.a"));  // install-double: the double library only
     CHECK(!fs::exists(prefix + "/lib/pkgconfig/heed-float.pc"));
@@ -130,12 +178,14 @@ TEST_SUITE("install") {
     CHECK(flags.out.find("-lheed") != std::string::npos);
 
     // The examples, copied out of the repository: nothing of it is on the include path.
-    for (const char* e : {"first_steps.cpp", "attention_reverse.cpp"})
-      fs::copy_file(std::string("examples/") + e, work + "/" + e);
-    const std::string cxx = "g++ -O1";
-    Shell build = sh(s, work,
-                     cxx + " first_steps.cpp $(" + pc + " --cflags --libs heed) -o first_steps && " +
-                     cxx + " attention_reverse.cpp $(" + pc + " --cflags --libs heed) -o attention_reverse");
+    const std::vector<std::string> examples{"first_steps", "attention_reverse", "sequential", "tiny_transformer"};
+    std::string commands;
+    for (const std::string& e : examples) {
+      fs::copy_file("examples/" + e + ".cpp", work + "/" + e + ".cpp");
+      commands += (commands.empty() ? "" : " && ") + std::string("g++ -O1 ") + e + ".cpp $(" + pc +
+                  " --cflags --libs heed) -o " + e;
+    }
+    Shell build = sh(s, work, commands);
     INFO(build.out);
     REQUIRE(build.status == 0);
 
@@ -156,6 +206,14 @@ TEST_SUITE("install") {
       for (int t = 1; t <= 5; ++t)  // the anti-diagonal: output t reads source 6 - t
         CHECK(run.out.find("output " + std::to_string(t) + " looked at source " + std::to_string(6 - t)) !=
               std::string::npos);
+    }
+    {  // sequential: new points classified, parameters named as torch.nn.Sequential names them
+      const std::string out = example_learns(s, work, "sequential", R"(classified right: (\d+) of 1000)", 950);
+      CHECK(out.find("2.bias [16]\n") != std::string::npos);
+    }
+    {  // tiny_transformer: new digits come out reversed
+      const std::string out = example_learns(s, work, "tiny_transformer", R"(held out: (\d+) of 100)", 80);
+      CHECK(out.find("3 1 4 1 5 9 | -> 9 5 1 4 1 3\n") != std::string::npos);
     }
     uninstall_leaves_the_users(s, work, prefix);
   }
