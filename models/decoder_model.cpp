@@ -116,9 +116,9 @@ StepOutput DecoderModel::decode_step(const std::vector<int64_t>& prev_tokens, St
   auto* own = dynamic_cast<DecoderModelState*>(&st);
   if (!own) throw Error("decoder: decode_step was given another model's decoder state");
   const int64_t B = static_cast<int64_t>(prev_tokens.size()), D = config_.embed;
-  if (!own->cache.empty() && own->cache[0].self.keys.shape()[0] != B)
+  if (!own->cache.empty() && own->cache[0].self.keys.shape()[0] != B * config_.heads)
     throw Error("decoder: decode_step got " + std::to_string(B) + " tokens for a state of " +
-                std::to_string(own->cache[0].self.keys.shape()[0]) + " rows");
+                std::to_string(own->cache[0].self.keys.shape()[0] / config_.heads) + " rows");
   Var h = embed(prev_tokens, B, 1, own->position);  // (B, 1, D)
   own->cache.resize(static_cast<size_t>(config_.layers));
   own->projection_multiply_adds = 0;
@@ -131,7 +131,7 @@ StepOutput DecoderModel::decode_step(const std::vector<int64_t>& prev_tokens, St
 
 std::unique_ptr<StepState> DecoderModelState::select_rows(const std::vector<int64_t>& rows) const {
   auto out = std::make_unique<DecoderModelState>();
-  out->cache = heed::select_rows(cache, rows);  // (K, h, t, d_k) per layer
+  out->cache = heed::select_rows(cache, rows);  // (K h, t, d_k) per layer
   out->position = position;
   out->projection_multiply_adds = projection_multiply_adds;
   return out;

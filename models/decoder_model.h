@@ -64,7 +64,7 @@ namespace heed {
 // The running state of step-by-step decoding.
 struct DecoderModelState : StepState {
   // One entry per layer: its self-attention's keys and values of the t positions decoded so far,
-  // cache[l].self (B, h, t, d_k) each; empty before the first step (no cross-attention, no .cross).
+  // cache[l].self (B h, t, d_k) each; empty before the first step (no cross-attention, no .cross).
   std::vector<LayerCache> cache;
   int64_t position = 0;  // steps taken: the next token's position
   // Multiply-adds the last step spent in the layers' input projections, counted from the shapes

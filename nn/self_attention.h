@@ -90,17 +90,18 @@ AttentionOutput multi_head_attention(const std::string& layer, const Var& query,
                                      const AttentionProjections& in, const Linear& out_proj, int64_t heads,
                                      const Dropout& drop = {});
 
-// Each head's keys and values of S positions: head i's are features i d_k .. (i+1) d_k - 1 of the
-// projection (split_heads' cut). Keys and values do not depend on the queries, so a decoder that
-// adds one position at a time keeps them (a key/value cache, nn/transformer_layers.h) instead of
-// projecting every earlier position again.
+// Each head's keys and values of S positions, one problem per head as split_heads lays them out:
+// row b h + i is head i of sequence b, features i d_k .. (i+1) d_k - 1 of the projection. Keys and
+// values do not depend on the queries, so a decoder that adds one position at a time keeps them
+// (a key/value cache, nn/transformer_layers.h) instead of projecting every earlier position again.
 struct KeysValues {
-  Var keys, values;  // (B, h, S, d_k) each
+  Var keys, values;   // (B h, S, d_k) each
+  int64_t heads = 1;  // h
 };
 
 // Q = query W_q^T + b_q, one problem per head: query (B, T, D) -> (B h, T, d_k).
 Var project_queries(const Var& query, const AttentionProjections& in, int64_t heads);
-// K = kv W_k^T + b_k and V = kv W_v^T + b_v: kv (B, S, D) -> (B, h, S, d_k) each.
+// K = kv W_k^T + b_k and V = kv W_v^T + b_v: kv (B, S, D) -> (B h, S, d_k) each.
 KeysValues project_keys_values(const Var& kv, const AttentionProjections& in, int64_t heads);
 // softmax(Q K^T / sqrt(d_k)) V per head, the heads merged and out_proj applied: q (B h, T, d_k)
 // from project_queries, kv from project_keys_values, mask (B, T, S) -> as multi_head_attention.

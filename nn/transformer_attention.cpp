@@ -42,12 +42,12 @@ AttentionOutput TransformerAttention::attend(const Var& query, const KeysValues&
                                              const Dropout& drop) const {
   const int64_t D = embed(), dk = D / heads_;
   const Shape &qs = query.shape(), &ks = kv.keys.shape();
-  const bool ok = qs.size() == 3 && qs[2] == D && ks.size() == 4 && ks[0] == qs[0] && ks[1] == heads_ &&
-                  ks[3] == dk && kv.values.shape() == ks && mask.shape() == Shape{qs[0], qs[1], ks[2]};
+  const bool ok = qs.size() == 3 && qs[2] == D && ks.size() == 3 && ks[0] == qs[0] * heads_ && ks[2] == dk &&
+                  kv.values.shape() == ks && mask.shape() == Shape{qs[0], qs[1], ks[1]};
   if (!ok)
     throw Error("TransformerAttention: attend's query " + shape_str(qs) + ", keys " + shape_str(ks) + ", values " +
                 shape_str(kv.values.shape()) + " and mask " + shape_str(mask.shape()) + " must be (B, T, " +
-                std::to_string(D) + "), (B, " + std::to_string(heads_) + ", S, " + std::to_string(dk) +
+                std::to_string(D) + "), (B " + std::to_string(heads_) + ", S, " + std::to_string(dk) +
                 ") twice and (B, T, S)");
   return attend_projected("TransformerAttention", project_queries(query, projections(), heads_), kv, mask, out_proj,
                           heads_, drop);
@@ -56,19 +56,20 @@ AttentionOutput TransformerAttention::attend(const Var& query, const KeysValues&
 AttentionOutput TransformerAttention::attend(const Var& query, const KeysValues& kv, const Dropout& drop) const {
   const Shape &qs = query.shape(), &ks = kv.keys.shape();
   // Every key allowed: a mask of ones, (B, T, S) (of no shape when the inputs have none, for attend's error).
-  const bool shaped = qs.size() == 3 && ks.size() == 4;
-  return attend(query, kv, shaped ? Tensor::ones({qs[0], qs[1], ks[2]}) : Tensor(), drop);
+  const bool shaped = qs.size() == 3 && ks.size() == 3;
+  return attend(query, kv, shaped ? Tensor::ones({qs[0], qs[1], ks[1]}) : Tensor(), drop);
 }
 
 AttentionOutput TransformerAttention::step(const Var& in, KeysValues& cache, const Dropout& drop) const {
   if (in.shape().size() != 3 || in.shape()[1] != 1)
     throw Error("TransformerAttention: step's input " + shape_str(in.shape()) + " must be one position (B, 1, D)");
-  KeysValues now = keys_values(in);  // (B, h, 1, d_k) each
+  KeysValues now = keys_values(in);  // (B h, 1, d_k) each
   if (cache.keys.defined() && cache.keys.shape()[0] != now.keys.shape()[0])
-    throw Error("TransformerAttention: step got " + std::to_string(now.keys.shape()[0]) + " rows for a cache of " +
-                std::to_string(cache.keys.shape()[0]));
-  cache.keys = cache.keys.defined() ? concat({cache.keys, now.keys}, 2) : now.keys;
-  cache.values = cache.values.defined() ? concat({cache.values, now.values}, 2) : now.values;
+    throw Error("TransformerAttention: step got " + std::to_string(in.shape()[0]) + " rows for a cache of " +
+                std::to_string(cache.keys.shape()[0] / heads_));
+  cache.keys = cache.keys.defined() ? concat({cache.keys, now.keys}, 1) : now.keys;
+  cache.values = cache.values.defined() ? concat({cache.values, now.values}, 1) : now.values;
+  cache.heads = heads_;
   return attend(in, cache, drop);
 }
 

@@ -41,7 +41,7 @@ class TransformerAttention : public Module {
   AttentionOutput forward(const Var& query, const Var& kv, const Tensor& mask, const Dropout& drop = {}) const;
 
   // Each head's keys and values of the positions kv (B, S, D): project_keys_values with W_k, b_k,
-  // W_v, b_v, (B, h, S, d_k) each.
+  // W_v, b_v, (B h, S, d_k) each.
   KeysValues keys_values(const Var& kv) const;
   // query (B, T, D), projected here (W_q, b_q), attends to the S positions whose keys and values kv
   // holds, as mask (B, T, S) allows -> output (B, T, D), weights (B, h, T, S), as forward.
@@ -50,7 +50,7 @@ class TransformerAttention : public Module {
   // position before it and itself).
   AttentionOutput attend(const Var& query, const KeysValues& kv, const Dropout& drop = {}) const;
   // One new position of a causal sequence: in (B, 1, D) is projected into its key and value,
-  // which join `cache` (B, h, t, d_k) -> (B, h, t + 1, d_k), and its query attends over all of
+  // which join `cache` (B h, t, d_k) -> (B h, t + 1, d_k), and its query attends over all of
   // them, itself last. -> what attend gives, (B, 1, D) and (B, h, 1, t + 1).
   AttentionOutput step(const Var& in, KeysValues& cache, const Dropout& drop = {}) const;
 

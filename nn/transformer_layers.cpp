@@ -187,8 +187,12 @@ Var TransformerDecoder::step(const Var& x, std::vector<LayerCache>& cache, const
 }
 
 std::vector<LayerCache> select_rows(const std::vector<LayerCache>& cache, const std::vector<int64_t>& rows) {
-  auto pick = [&](const KeysValues& kv) {  // (B, h, t, d_k) -> (K, h, t, d_k)
-    return kv.keys.defined() ? KeysValues{index_select(kv.keys, rows), index_select(kv.values, rows)} : KeysValues{};
+  auto pick = [&](const KeysValues& kv) {  // (B h, t, d_k) -> (K h, t, d_k): sequence r's rows r h .. r h + h - 1
+    if (!kv.keys.defined()) return KeysValues{};
+    std::vector<int64_t> head_rows;
+    for (int64_t r : rows)
+      for (int64_t i = 0; i < kv.heads; ++i) head_rows.push_back(r * kv.heads + i);
+    return KeysValues{index_select(kv.keys, head_rows), index_select(kv.values, head_rows), kv.heads};
   };
   std::vector<LayerCache> out;
   for (const LayerCache& c : cache) out.push_back({pick(c.self), pick(c.cross)});

@@ -57,10 +57,11 @@ struct LayerSizes {
 // memory, projected once per source. A causal layer's position s reads nothing after s, so
 // neither changes when a position is added: a step projects the new position alone.
 struct LayerCache {
-  KeysValues self;   // (B, h, t, d_k) each; undefined before the first step
-  KeysValues cross;  // (B, h, S, d_k) each; undefined for a decoder-only layer
+  KeysValues self;   // (B h, t, d_k) each; undefined before the first step
+  KeysValues cross;  // (B h, S, d_k) each; undefined for a decoder-only layer
 };
-// The chosen rows of every layer's cache, in order (beam search's hypotheses): rows index B.
+// The chosen sequences of every layer's cache, in order (beam search's hypotheses): rows index B,
+// and each brings its h rows of keys and values.
 std::vector<LayerCache> select_rows(const std::vector<LayerCache>& cache, const std::vector<int64_t>& rows);
 
 // A sublayer's attention as the layers' formulas use it: sa(in) is what the attention writes at

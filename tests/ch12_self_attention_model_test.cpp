@@ -24,6 +24,21 @@ Tensor rows(const Tensor& t, int64_t b, int64_t from, int64_t to) {
 
 }  // namespace
 
+namespace {
+
+// A tagger sized for task's vocabulary and classes, E embed, h heads, F ffn.
+TaggerConfig config_for(const HistogramTask& task, int64_t embed, int64_t heads, int64_t ffn) {
+  TaggerConfig c;
+  c.vocab = task.vocab().size();
+  c.classes = task.num_classes();
+  c.embed = embed;
+  c.heads = heads;
+  c.ffn = ffn;
+  return c;
+}
+
+}  // namespace
+
 TEST_SUITE("ch12_attention_zoo") {
   TEST_CASE("histogram task: each position's label is how often its symbol occurs") {
     HistogramTask task(10, 2, 6);
@@ -98,12 +113,7 @@ TEST_SUITE("ch12_attention_zoo") {
     // accuracy 0.969 (exact 0.963) on 1000 fresh sequences; other seeds gave 0.956 .. 0.972.
     // Always guessing "1" would score about 0.26, the best guess from the length alone about 0.4.
     HistogramTask task(4, 4, 8);
-    TaggerConfig c;
-    c.vocab = task.vocab().size();
-    c.classes = task.num_classes();
-    c.embed = 16;
-    c.heads = 4;
-    c.ffn = 32;
+    TaggerConfig c = config_for(task, 16, 4, 32);
     Generator gen(1);
     SelfAttentionTagger model(c, gen);
     TaggerTrainOptions opt;
@@ -125,12 +135,7 @@ TEST_SUITE("ch12_attention_zoo") {
 
   TEST_CASE("train_tagger: clip 0 turns clipping off: the same bits as a bound no gradient reaches") {
     HistogramTask task(4, 3, 5);
-    TaggerConfig c;
-    c.vocab = task.vocab().size();
-    c.classes = task.num_classes();
-    c.embed = 8;
-    c.heads = 2;
-    c.ffn = 8;
+    TaggerConfig c = config_for(task, 8, 2, 8);
     auto run = [&](real clip) {
       Generator gen(3);
       SelfAttentionTagger model(c, gen);

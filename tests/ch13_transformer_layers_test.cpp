@@ -294,8 +294,8 @@ TEST_SUITE("ch13_transformer_layers") {
         Tensor y = dec.step(x, cache, Tensor::ones({1, 1, 5})).value();
         check_close(Tensor({1, 8}, y.to_vector()), rows_of(full, 0, t, t + 1), 1e-13);
       }
-      CHECK(cache[1].self.keys.shape() == Shape{1, 2, 4, 4});  // (B, h, t, d_k): every position's, once
-      CHECK(cache[1].cross.keys.shape() == Shape{1, 2, 5, 4});
+      CHECK(cache[1].self.keys.shape() == Shape{2, 4, 4});  // (B h, t, d_k): every position's, once
+      CHECK(cache[1].cross.keys.shape() == Shape{2, 5, 4});
     }
   }
 

@@ -72,8 +72,8 @@ TEST_SUITE("ch13_transformer_model") {
         // The cache holds every position's self-attention keys and values and the memory's, once.
         auto& own = dynamic_cast<TransformerState&>(*st);
         REQUIRE(own.cache.size() == 2);
-        CHECK(own.cache[1].self.keys.shape() == Shape{2, 2, batch.tgt_len, 4});  // (B, h, t, d_k)
-        CHECK(own.cache[1].cross.values.shape() == Shape{2, 2, batch.src_len, 4});  // (B, h, S, d_k)
+        CHECK(own.cache[1].self.keys.shape() == Shape{4, batch.tgt_len, 4});  // (B h, t, d_k)
+        CHECK(own.cache[1].cross.values.shape() == Shape{4, batch.src_len, 4});  // (B h, S, d_k)
         Decoded both = model.greedy(batch, 5);
         Decoded alone = model.greedy(make_batch({{{5, 3}, {3, 5}}}), 5);
         CHECK(both.tokens[1] == alone.tokens[0]);
@@ -141,10 +141,11 @@ TEST_SUITE("ch13_transformer_model") {
     auto& sel = dynamic_cast<TransformerState&>(*picked);
     CHECK(equal(sel.mask, index_select(st.mask, rows)));
     REQUIRE(sel.cache.size() == 2);
+    const std::vector<int64_t> head_rows = {2, 3, 0, 1, 2, 3};  // (B h, ., d_k): sequence r is rows 2r, 2r + 1
     for (size_t i = 0; i < st.cache.size(); ++i)
-      for (auto part : {&LayerCache::self, &LayerCache::cross}) {  // (B, h, t, d_k), (B, h, S, d_k)
-        CHECK(equal((sel.cache[i].*part).keys.value(), index_select((st.cache[i].*part).keys.value(), rows)));
-        CHECK(equal((sel.cache[i].*part).values.value(), index_select((st.cache[i].*part).values.value(), rows)));
+      for (auto part : {&LayerCache::self, &LayerCache::cross}) {  // (B h, t, d_k), (B h, S, d_k)
+        CHECK(equal((sel.cache[i].*part).keys.value(), index_select((st.cache[i].*part).keys.value(), head_rows)));
+        CHECK(equal((sel.cache[i].*part).values.value(), index_select((st.cache[i].*part).values.value(), head_rows)));
       }
     CHECK(sel.position == 1);
     // The copies decode on as their originals: row 0 of the selection is row 1 of the state.

@@ -109,8 +109,8 @@ TEST_SUITE("ch14_decoder_model") {
       auto& own = dynamic_cast<DecoderModelState&>(*st);
       CHECK(own.position == T);
       REQUIRE(own.cache.size() == 2);
-      CHECK(own.cache[1].self.keys.shape() == Shape{2, 2, T, 4});  // (B, h, t, d_k)
-      CHECK(own.cache[1].self.values.shape() == Shape{2, 2, T, 4});
+      CHECK(own.cache[1].self.keys.shape() == Shape{4, T, 4});  // (B h, t, d_k)
+      CHECK(own.cache[1].self.values.shape() == Shape{4, T, 4});
       CHECK(!own.cache[1].cross.keys.defined());  // no memory to attend to
       // Greedy decoding runs on the cache; a row decodes alike alone or beside another.
       Decoded both = model.greedy(batch, 6);
@@ -157,9 +157,9 @@ TEST_SUITE("ch14_decoder_model") {
         // K = kv W_k^T + b_k and V = kv W_v^T + b_v, the packed in_proj's rows D..2D-1 and 2D..3D-1.
         Tensor K = linear(kv_in[l], slice(sa.in_proj_weight, 0, D, 2 * D), slice(sa.in_proj_bias, 0, D, 2 * D)).value();
         Tensor V = linear(kv_in[l], slice(sa.in_proj_weight, 0, 2 * D, 3 * D), slice(sa.in_proj_bias, 0, 2 * D, 3 * D)).value();
-        const Tensor &ck = own.cache[l].self.keys.value(), &cv = own.cache[l].self.values.value();  // (B, h, T, d_k)
-        REQUIRE(ck.shape() == Shape{B, h, T, dk});
-        REQUIRE(cv.shape() == Shape{B, h, T, dk});
+        const Tensor &ck = own.cache[l].self.keys.value(), &cv = own.cache[l].self.values.value();  // (B h, T, d_k)
+        REQUIRE(ck.shape() == Shape{B * h, T, dk});
+        REQUIRE(cv.shape() == Shape{B * h, T, dk});
         for (int64_t b = 0; b < B; ++b)
           for (int64_t s = 0; s < batch.tgt_lengths[b]; ++s)  // the real positions
             for (int64_t i = 0; i < h; ++i)
@@ -189,7 +189,7 @@ TEST_SUITE("ch14_decoder_model") {
     CHECK_THROWS_WITH_AS(sa.keys_values(Var(Tensor::zeros({2, 5, 6}))),
                          doctest::Contains("keys_values of [2, 5, 6], must be (B, S, 8)"), Error);
     CHECK_THROWS_WITH_AS(sa.attend(Var(Tensor::zeros({3, 1, 8})), sa.keys_values(kv)),
-                         doctest::Contains("attend's query [3, 1, 8], keys [2, 2, 5, 4]"), Error);
+                         doctest::Contains("attend's query [3, 1, 8], keys [4, 5, 4]"), Error);
     Generator g2(14);
     DecoderModel attention_only(tiny_decoder(true), g2);
     CHECK_THROWS_WITH_AS(attention_only.block(0), doctest::Contains("an attention-only model has no full layers"), Error);
@@ -221,9 +221,10 @@ TEST_SUITE("ch14_decoder_model") {
     auto& sel = dynamic_cast<DecoderModelState&>(*picked);
     auto& own = dynamic_cast<DecoderModelState&>(*st);
     REQUIRE(sel.cache.size() == 2);
+    const std::vector<int64_t> head_rows = {2, 3, 0, 1, 2, 3};  // (B h, t, d_k): sequence r is rows 2r, 2r + 1
     for (size_t i = 0; i < 2; ++i) {
-      CHECK(equal(sel.cache[i].self.keys.value(), index_select(own.cache[i].self.keys.value(), rows)));
-      CHECK(equal(sel.cache[i].self.values.value(), index_select(own.cache[i].self.values.value(), rows)));
+      CHECK(equal(sel.cache[i].self.keys.value(), index_select(own.cache[i].self.keys.value(), head_rows)));
+      CHECK(equal(sel.cache[i].self.values.value(), index_select(own.cache[i].self.values.value(), head_rows)));
     }
     CHECK(sel.position == 2);
     Tensor next = model.logits(model.decode_step({4, 4}, *st).out).value();      // (2, V)
