@@ -33,7 +33,12 @@ void check_padding_invariance(Model& model, const Example& ex, const Example& lo
   lb.backward();
   CHECK(lb.item() == la.item());
   auto params = model.parameters();
-  for (size_t i = 0; i < params.size(); ++i) CHECK(equal(params[i].grad(), ga[i]));
+  auto named = model.named_parameters();
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Tensor diff = sub(params[i].grad(), ga[i]);
+    INFO(named[i].first << ": max difference " << max(sqrt(mul(diff, diff))).item());
+    CHECK(equal(params[i].grad(), ga[i]));
+  }
   model.zero_grad();
 }
 
