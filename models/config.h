@@ -26,7 +26,7 @@ struct ModelConfig {
   int64_t src_vocab = 13, tgt_vocab = 13;  // sizes including the three specials
   int64_t embed = 32;  // embedding size; the transformer's width D
   int64_t max_src_len = 64;  // the positions location attention (and learned positions) can address
-  // The recurrent models only (RecurrentSeq2Seq, models/seq2seq.h):
+  // The recurrent models only (Seq2Seq, models/seq2seq.h):
   std::string cell = "gru";  // gru, lstm, rnn
   int64_t hidden = 64;
   bool bidirectional = false;

@@ -56,19 +56,7 @@ DecoderModel::DecoderModel(const ModelConfig& config, Generator& gen)
 }
 
 Var DecoderModel::embed(const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset) const {
-  const int64_t D = config_.embed;
-  Var e = reshape(embed_.forward(ids), {B, L, D});  // (B, L, D), no sqrt(D): see the header
-  Var p;                                            // (L, D), broadcast over B
-  if (pos_) {
-    if (offset + L > pos_->max_len())
-      throw Error("decoder: position " + std::to_string(offset + L - 1) + " is beyond the " +
-                  std::to_string(pos_->max_len()) + " learned positions");
-    p = slice(pos_->weight, 0, offset, offset + L);
-  } else {
-    Tensor P = sinusoidal_positions(offset + L, D);
-    p = Var(Tensor({L, D}, std::vector<real>(P.data() + offset * D, P.data() + (offset + L) * D)));
-  }
-  return dropout().apply(e + p);
+  return dropout().apply(embed_with_positions("decoder", embed_, pos_.get(), ids, B, L, offset, 1));  // no sqrt(D): see the header
 }
 
 Var DecoderModel::layer(size_t i, const Var& x, const Tensor& mask, Var* weights) const {
@@ -108,18 +96,15 @@ const TransformerEncoderLayer& DecoderModel::block(size_t i) const {
   return blocks_[i];
 }
 
-Var DecoderModel::layer_step(size_t i, const Var& x, TransformerAttention::KeysValues& kv, int64_t& macs) const {
+Var DecoderModel::layer_step(size_t i, const Var& x, KeysValues& kv, int64_t& macs) const {
   const Dropout drop = dropout();
   const TransformerAttention& sa = self_attention(i);
   const int64_t D = config_.embed;
   // The new position's query, key and value: one row per sequence through in_proj (B x 3D x D).
   // Its key and value join the cache; the query attends over every position kept, itself last.
   auto attend = [&](const Var& in) {  // in (B, 1, D): what the layer's attention reads at x
-    TransformerAttention::KeysValues now = sa.keys_values(in);  // (B, h, 1, d_k) each
-    kv.keys = kv.keys.defined() ? concat({kv.keys, now.keys}, 2) : now.keys;
-    kv.values = kv.values.defined() ? concat({kv.values, now.values}, 2) : now.values;
     macs += in.shape()[0] * in.shape()[1] * 3 * D * D;
-    return drop.apply(sa.attend(in, kv, drop).output);
+    return drop.apply(sa.step(in, kv, drop).output);
   };
   if (config_.attention_only) return x + attend(x);  // layer()'s x + SA(x)
   // The full layer's own formula around this attention: pre-norm attends from (and caches) norm1
@@ -131,13 +116,14 @@ StepOutput DecoderModel::decode_step(const std::vector<int64_t>& prev_tokens, St
   auto* own = dynamic_cast<DecoderModelState*>(&st);
   if (!own) throw Error("decoder: decode_step was given another model's decoder state");
   const int64_t B = static_cast<int64_t>(prev_tokens.size()), D = config_.embed;
-  if (!own->cache.empty() && own->cache[0].keys.shape()[0] != B)
+  if (!own->cache.empty() && own->cache[0].self.keys.shape()[0] != B * config_.heads)
     throw Error("decoder: decode_step got " + std::to_string(B) + " tokens for a state of " +
-                std::to_string(own->cache[0].keys.shape()[0]) + " rows");
+                std::to_string(own->cache[0].self.keys.shape()[0] / config_.heads) + " rows");
   Var h = embed(prev_tokens, B, 1, own->position);  // (B, 1, D)
   own->cache.resize(static_cast<size_t>(config_.layers));
   own->projection_multiply_adds = 0;
-  for (size_t i = 0; i < own->cache.size(); ++i) h = layer_step(i, h, own->cache[i], own->projection_multiply_adds);
+  for (size_t i = 0; i < own->cache.size(); ++i)
+    h = layer_step(i, h, own->cache[i].self, own->projection_multiply_adds);
   ++own->position;
   if (norm_) h = norm_->forward(h);
   return {reshape(h, {B, D}), Var()};
@@ -145,8 +131,7 @@ StepOutput DecoderModel::decode_step(const std::vector<int64_t>& prev_tokens, St
 
 std::unique_ptr<StepState> DecoderModelState::select_rows(const std::vector<int64_t>& rows) const {
   auto out = std::make_unique<DecoderModelState>();
-  for (const TransformerAttention::KeysValues& c : cache)  // (K, h, t, d_k) per layer
-    out->cache.push_back({index_select(c.keys, rows), index_select(c.values, rows)});
+  out->cache = heed::select_rows(cache, rows);  // (K h, t, d_k) per layer
   out->position = position;
   out->projection_multiply_adds = projection_multiply_adds;
   return out;

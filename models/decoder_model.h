@@ -35,14 +35,16 @@
 //   full:           layers.0.self_attn.in_proj_weight, layers.0.linear1.weight ..., norm.weight
 //                                                   (nn.ModuleList of nn.TransformerEncoderLayer)
 //
-// Decoding step by step keeps a key/value cache (DecoderModelState::cache): for every layer, each
-// head's keys and values of every position so far, after in_proj. A step embeds the new token,
-// and in each layer projects the new position alone into its query, key and value (3 D^2
-// multiply-adds a row, whatever the position t), appends the key and value to the layer's cache
-// and lets the query attend over all t + 1 of them (O(t D)). Keys and values of earlier
-// positions never change, since a causal layer's position s reads nothing after s. The cache is
-// what the full forward's layers compute as K and V for those positions, and a step's logits are
-// the full forward's at that position; tests/ch14_decoder_model_test.cpp holds both to 1e-12.
+// Decoding step by step keeps a key/value cache (DecoderModelState::cache, nn/transformer_layers.h's
+// LayerCache, the encoder-decoder Transformer's too): for every layer, each head's keys and values
+// of every position so far, after in_proj. A step embeds the new token, and in each layer projects
+// the new position alone into its query, key and value (3 D^2 multiply-adds a row, whatever the
+// position t), appends the key and value to the layer's cache and lets the query attend over all
+// t + 1 of them (O(t D)): TransformerAttention::step. Keys and values of earlier positions never
+// change, since a causal layer's position s reads nothing after s. The cache is what the full
+// forward's layers compute as K and V for those positions, and a step's logits are the full
+// forward's at that position; tests/ch14_decoder_model_test.cpp and tests/ch14_step_test.cpp hold
+// both to 1e-12.
 #pragma once
 
 #include <cstdint>
@@ -61,9 +63,9 @@ namespace heed {
 
 // The running state of step-by-step decoding.
 struct DecoderModelState : StepState {
-  // One entry per layer: each head's keys and values of the t positions decoded so far, (B, h, t,
-  // d_k) each (TransformerAttention::keys_values); empty before the first step.
-  std::vector<TransformerAttention::KeysValues> cache;
+  // One entry per layer: its self-attention's keys and values of the t positions decoded so far,
+  // cache[l].self (B h, t, d_k) each; empty before the first step (no cross-attention, no .cross).
+  std::vector<LayerCache> cache;
   int64_t position = 0;  // steps taken: the next token's position
   // Multiply-adds the last step spent in the layers' input projections, counted from the shapes
   // it projected: B rows through W_q, W_k and W_v per layer, B 3 D^2 each, for any position.
@@ -110,14 +112,14 @@ class DecoderModel : public Model {
   const TransformerEncoderLayer& block(size_t i) const;
 
  private:
-  // ids (B, L) at positions offset .. offset + L - 1 -> embed(ids) + P: (B, L, D).
+  // ids (B, L) at positions offset .. offset + L - 1 -> embed(ids) + P, dropped: (B, L, D).
   Var embed(const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset) const;
   // Layer i over x (B, T, D) with mask (B, T, T); its attention weights into *weights when given.
   Var layer(size_t i, const Var& x, const Tensor& mask, Var* weights) const;
   // Layer i for one new position x (B, 1, D) on the key/value cache: appends x's keys and values
   // to kv (this layer's cache) and returns the layer's output at x, as layer() over all positions
   // so far would. Adds the multiply-adds of its input projections to macs.
-  Var layer_step(size_t i, const Var& x, TransformerAttention::KeysValues& kv, int64_t& macs) const;
+  Var layer_step(size_t i, const Var& x, KeysValues& kv, int64_t& macs) const;
   Dropout dropout() const { return {config_.dropout, training_ ? &dropout_gen_ : nullptr}; }
 
   Embedding embed_;
@@ -126,11 +128,8 @@ class DecoderModel : public Model {
   LayerList<TransformerAttention> attention_;  // attention-only layers, or
   LayerList<TransformerEncoderLayer> blocks_;  // full layers
   std::unique_ptr<LayerNorm> norm_;            // full layers only
-  // Shared embeddings: the module registered as "out", holding out_'s bias alone (out_'s weight
-  // is embed_'s, registered once, as embed.weight).
-  struct BiasOnly : Module {
-    explicit BiasOnly(const Var& bias) { register_parameter("bias", bias); }
-  };
+  // Shared embeddings: the module registered as "out" (out_'s weight is embed_'s, registered once,
+  // as embed.weight).
   std::unique_ptr<BiasOnly> out_bias_;
   bool training_ = false;
   mutable Generator dropout_gen_;  // advanced by every training forward that drops

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "autograd/functions.h"
+#include "models/train.h"
 #include "nn/encoder.h"
 #include "nn/loss.h"
 #include "nn/optim.h"
@@ -159,19 +160,18 @@ TaggerTrainResult train_tagger(SelfAttentionTagger& model, const HistogramTask& 
   std::vector<Var> params = model.parameters();
   Adam adam(params, opt.lr);
   Generator data(opt.seed);
+  TrainOptions update;  // what update_step reads: the clip and the linear decay of lr over the run
+  update.steps = opt.steps;
+  update.lr = opt.lr;
+  update.schedule = "linear";
+  update.clip = opt.clip;
   TaggerTrainResult result;
   auto start = std::chrono::steady_clock::now();
   for (int64_t t = 0; t < opt.steps; ++t) {
     TagBatch batch = task.sample_batch(data, opt.batch);
     Var logits = reshape(model.forward(batch).logits, {-1, model.config().classes});  // (B L, C)
     Var loss = cross_entropy(logits, batch.labels, TagBatch::kIgnore);
-    adam.zero_grad();
-    loss.backward();
-    if (!std::isfinite(loss.item()))
-      throw Error("train_tagger: step " + std::to_string(t + 1) + ": the loss is not finite; lower the lr");
-    clip_grad_norm(params, opt.clip > 0 ? opt.clip : INFINITY);
-    adam.set_lr(opt.lr * (1 - static_cast<real>(t) / static_cast<real>(opt.steps)));  // linear decay
-    adam.step();
+    update_step(model, adam, params, loss, update, t);  // every model's step ends so (models/train.h)
     result.losses.push_back(loss.item());
     if (on_step) {
       std::vector<int64_t> guess = argmax_rows(logits.value(), batch.labels);

@@ -9,7 +9,8 @@
 // All: separate source and target embeddings, a recurrent encoder (gru, lstm or rnn; optionally
 // bidirectional, bridged to the decoder by a tanh layer), decoder initial state = the encoder
 // state at the last real source position, teacher forcing in training.
-// The transformer is the other Model: models/transformer.h.
+// The other Models are the Transformer (models/transformer.h) and the decoder-only model
+// (models/decoder_model.h).
 #pragma once
 
 #include <memory>

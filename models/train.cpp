@@ -92,7 +92,7 @@ real token_accuracy(const Tensor& logits, const std::vector<int64_t>& targets) {
 // Training stops at the first non-finite number, naming the step and the parameter, so that a
 // diverging run never goes on to write garbage (and save_checkpoint refuses NaN anyway).
 // After backward: the loss, then every gradient.
-void check_finite(const Model& model, real loss, int64_t step, real lr) {
+void check_finite(const Module& model, real loss, int64_t step, real lr) {
   const std::string at = "train: step " + std::to_string(step) + ": ";
   const std::string advice = "; lower --lr (now " + num(lr) + ") or check the data";
   if (!std::isfinite(loss)) {
@@ -117,7 +117,7 @@ void check_finite(const Model& model, real loss, int64_t step, real lr) {
 }
 
 // After the update: every parameter.
-void check_finite_values(const Model& model, int64_t step, real lr) {
+void check_finite_values(const Module& model, int64_t step, real lr) {
   for (const auto& [name, p] : model.named_parameters()) {
     const Tensor& v = p.value();
     for (int64_t i = 0; i < v.numel(); ++i)
@@ -148,6 +148,19 @@ Trainer::Trainer(Model& model, const Task& task, const TrainOptions& opt)
   start_ = std::chrono::steady_clock::now();
 }
 
+real update_step(const Module& module, Adam& adam, const std::vector<Var>& params, const Var& loss,
+                 const TrainOptions& opt, int64_t t) {
+  adam.zero_grad();
+  loss.backward();
+  check_finite(module, loss.item(), t + 1, scheduled_lr(opt, t));
+  // clip 0: no clipping, but the norm is still measured (clip_grad_norm refuses an infinite bound).
+  const real norm = clip_grad_norm(params, opt.clip > 0 ? opt.clip : std::numeric_limits<real>::max());
+  adam.set_lr(scheduled_lr(opt, t));
+  adam.step();
+  check_finite_values(module, t + 1, adam.lr());
+  return norm;
+}
+
 Progress Trainer::step() {
   const int64_t t = step_;
   TrainingMode training(model_);  // dropout on (transformer) until this step returns
@@ -156,14 +169,7 @@ Progress Trainer::step() {
   // Padded targets take no part; --label-smoothing (chapter 13) smooths the others.
   Var loss = opt_.label_smoothing > 0 ? smoothed_cross_entropy(logits, batch.tgt_out, opt_.label_smoothing, Vocab::kPad)
                                       : cross_entropy(logits, batch.tgt_out, Vocab::kPad);
-  adam_.zero_grad();
-  loss.backward();
-  check_finite(model_, loss.item(), t + 1, scheduled_lr(opt_, t));
-  // clip 0: no clipping, but the norm is still measured (clip_grad_norm refuses an infinite bound).
-  real norm = clip_grad_norm(params_, opt_.clip > 0 ? opt_.clip : std::numeric_limits<real>::max());
-  adam_.set_lr(scheduled_lr(opt_, t));
-  adam_.step();
-  check_finite_values(model_, t + 1, adam_.lr());
+  const real norm = update_step(model_, adam_, params_, loss, opt_, t);
   step_ = t + 1;
   recent_.push_back(loss.item());
   if (static_cast<int64_t>(recent_.size()) > TrainingState::kRecentLosses) recent_.erase(recent_.begin());

@@ -97,6 +97,14 @@ class Trainer {
   std::chrono::steady_clock::time_point start_;
 };
 
+// The end of every training step once its loss is computed, whatever the model (Trainer::step,
+// and train_tagger in models/self_attention_model.h): zero the gradients, backward, check the loss
+// (heed::Error naming the parameter furthest out), clip the gradient norm to opt.clip (0: no
+// clipping, the norm still measured), Adam at scheduled_lr(opt, t), check the updated values.
+// `module` owns params and names them in the errors. Returns the norm before clipping.
+real update_step(const Module& module, Adam& adam, const std::vector<Var>& params, const Var& loss,
+                 const TrainOptions& opt, int64_t t);
+
 // Trains in place. `on_step` (optional) sees every step. Throws heed::Error before the first
 // step when a step would not fit (check_step_memory), and at the first non-finite loss,
 // gradient or updated parameter, naming the step and the parameter.

@@ -24,19 +24,8 @@ void TransformerCore::set_training(bool on, uint64_t seed) {
 
 Var TransformerCore::embed(const Embedding& table, const PositionEmbedding* learned, const std::vector<int64_t>& ids,
                            int64_t B, int64_t L, int64_t offset) const {
-  const int64_t D = sizes_.d_model;
-  Var e = reshape(table.forward(ids), {B, L, D}) * std::sqrt(static_cast<real>(D));  // (B, L, D)
-  Var p;                                                                             // (L, D), broadcast over B
-  if (learned) {
-    if (offset + L > learned->max_len())
-      throw Error("transformer: position " + std::to_string(offset + L - 1) + " is beyond the " +
-                  std::to_string(learned->max_len()) + " learned positions");
-    p = slice(learned->weight, 0, offset, offset + L);
-  } else {
-    Tensor P = sinusoidal_positions(offset + L, D);
-    p = Var(Tensor({L, D}, std::vector<real>(P.data() + offset * D, P.data() + (offset + L) * D)));
-  }
-  return dropout().apply(e + p);
+  const real scale = std::sqrt(static_cast<real>(sizes_.d_model));
+  return dropout().apply(embed_with_positions("transformer", table, learned, ids, B, L, offset, scale));
 }
 
 Var TransformerCore::encode(const Embedding& src_embed, const Batch& batch, TransformerAttentionMaps* maps) const {
@@ -67,7 +56,7 @@ Var TransformerCore::decode(const Embedding& tgt_embed, const Batch& batch, cons
 
 TransformerState TransformerCore::start(const Embedding& src_embed, const Batch& batch) const {
   TransformerState st;
-  st.memory = encode(src_embed, batch);  // (B, S, D)
+  st.cache = decoder.start(encode(src_embed, batch));  // the memory (B, S, D), projected per layer
   st.mask = length_mask(batch.lengths, batch.src_len, "transformer");
   return st;
 }
@@ -77,7 +66,7 @@ StepOutput TransformerCore::step(const Embedding& tgt_embed, const std::vector<i
   const int64_t B = static_cast<int64_t>(prev_tokens.size()), S = st.mask.shape()[1], D = sizes_.d_model;
   Var x = embed(tgt_embed, tgt_pos.get(), prev_tokens, B, 1, st.position);  // (B, 1, D)
   std::vector<Var> cw;
-  Var h = decoder.step(x, st.cache, st.memory, key_mask(st.mask, 1, false), &cw);  // (B, 1, D)
+  Var h = decoder.step(x, st.cache, key_mask(st.mask, 1, false), &cw);  // (B, 1, D)
   ++st.position;
   StepOutput o;
   o.out = reshape(h, {B, D});
@@ -87,9 +76,8 @@ StepOutput TransformerCore::step(const Embedding& tgt_embed, const std::vector<i
 
 std::unique_ptr<StepState> TransformerState::select_rows(const std::vector<int64_t>& rows) const {
   auto out = std::make_unique<TransformerState>();
-  out->memory = index_select(memory, rows);  // (K, S, D)
-  out->mask = index_select(mask, rows);      // (K, S)
-  for (const Var& c : cache) out->cache.push_back(index_select(c, rows));  // (K, t, D) per layer
+  out->mask = index_select(mask, rows);  // (K, S)
+  out->cache = heed::select_rows(cache, rows);
   out->position = position;
   return out;
 }

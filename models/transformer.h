@@ -13,8 +13,11 @@
 // With --share-embeddings (ModelConfig::share_embeddings, the paper's section 3.4) `out` reads
 // the target embedding's table: logits = h E_tgt^T + b, one matrix learned from both ends. It is
 // registered once, as "tgt_embed.weight"; the output keeps "out.bias".
-// Decoding step by step keeps each decoder layer's inputs (TransformerState::cache), so a step
-// costs one position, not the whole prefix again.
+// Decoding step by step keeps a key/value cache per decoder layer (TransformerState::cache,
+// nn/transformer_layers.h's LayerCache, the decoder-only model's too): the memory's keys and values
+// for cross-attention, projected once by start, and the self-attention's keys and values of every
+// position so far, to which a step adds the new position's. A step costs one position's
+// projections, not the whole prefix's and the memory's again.
 #pragma once
 
 #include <cstdint>
@@ -47,10 +50,9 @@ struct TransformerAttentionMaps {
 
 // The transformer decoder's running state between steps.
 struct TransformerState : StepState {
-  Var memory;              // the encoder's output (B, S, D)
-  Tensor mask;             // (B, S), 1 at real source positions
-  std::vector<Var> cache;  // each decoder layer's inputs so far (B, t, D)
-  int64_t position = 0;    // steps taken
+  Tensor mask;                    // (B, S), 1 at real source positions
+  std::vector<LayerCache> cache;  // per decoder layer: keys and values of the memory and of the positions so far
+  int64_t position = 0;           // steps taken
 
   std::unique_ptr<StepState> select_rows(const std::vector<int64_t>& rows) const override;
 };
@@ -65,7 +67,8 @@ class TransformerCore {
   Var decode(const Embedding& tgt_embed, const Batch& batch, const Var& memory,
              TransformerAttentionMaps* maps = nullptr) const;
 
-  // Step-by-step decoding: start encodes the sources (memory, mask, an empty cache); step embeds
+  // Step-by-step decoding: start encodes the sources (the mask, and each layer's cache holding the
+  // memory's keys and values); step embeds
   // prev_tokens at the next position and returns the decoder's output (B, D) and the last
   // layer's cross-attention weights averaged over heads (B, S).
   TransformerState start(const Embedding& src_embed, const Batch& batch) const;
@@ -83,7 +86,7 @@ class TransformerCore {
   TransformerDecoder decoder;
 
  private:
-  // ids (B, L) -> table(ids) sqrt(D) + positions offset .. offset + L - 1: (B, L, D).
+  // ids (B, L) -> table(ids) sqrt(D) + positions offset .. offset + L - 1, dropped: (B, L, D).
   Var embed(const Embedding& table, const PositionEmbedding* learned, const std::vector<int64_t>& ids, int64_t B,
             int64_t L, int64_t offset) const;
   Dropout dropout() const { return {sizes_.dropout, training_ ? &dropout_gen_ : nullptr}; }
@@ -133,11 +136,7 @@ class TransformerSeq2Seq : public Model {
   Embedding src_embed_, tgt_embed_;
   Linear out_;  // with shared embeddings its weight is tgt_embed_'s (the same Var)
   TransformerCore core_;
-  // Shared embeddings: the module registered as "out", holding out_'s bias alone.
-  struct BiasOnly : Module {
-    explicit BiasOnly(const Var& bias) { register_parameter("bias", bias); }
-  };
-  std::unique_ptr<BiasOnly> out_bias_;
+  std::unique_ptr<BiasOnly> out_bias_;  // shared embeddings: the module registered as "out"
 };
 
 }  // namespace heed

@@ -25,4 +25,12 @@ class Linear : public Module {
   Var bias;    // (out), registered as "bias"; an empty Var when bias = false
 };
 
+// A Linear whose weight is another module's (an output layer tied to the embedding table, Press
+// and Wolf 2017) is registered as this: its bias alone, as "bias", so that the shared weight is
+// registered once, where it lives.
+class BiasOnly : public Module {
+ public:
+  explicit BiasOnly(const Var& bias) { register_parameter("bias", bias); }
+};
+
 }  // namespace heed

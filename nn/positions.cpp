@@ -38,4 +38,22 @@ Var PositionEmbedding::forward(int64_t S) const {
   return slice(weight, 0, 0, S);  // rows 0 .. S-1
 }
 
+Var embed_with_positions(const std::string& who, const Embedding& table, const PositionEmbedding* learned,
+                         const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset, real scale) {
+  const int64_t D = table.weight.shape()[1];
+  Var e = reshape(table.forward(ids), {B, L, D});  // (B, L, D)
+  if (scale != 1) e = e * scale;
+  Var p;  // (L, D), broadcast over B
+  if (learned) {
+    if (offset + L > learned->max_len())
+      throw Error(who + ": position " + std::to_string(offset + L - 1) + " is beyond the " +
+                  std::to_string(learned->max_len()) + " learned positions");
+    p = slice(learned->weight, 0, offset, offset + L);
+  } else {
+    Tensor P = sinusoidal_positions(offset + L, D);
+    p = Var(Tensor({L, D}, std::vector<real>(P.data() + offset * D, P.data() + (offset + L) * D)));
+  }
+  return e + p;
+}
+
 }  // namespace heed

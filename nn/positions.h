@@ -6,7 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
+#include "nn/embedding.h"
 #include "nn/module.h"
 #include "tensor/random.h"
 
@@ -30,5 +33,13 @@ class PositionEmbedding : public Module {
 
   Var weight;  // (max_len, D), registered as "weight"
 };
+
+// A Transformer's input, token vectors plus positions: ids (B, L) row-major at positions offset ..
+// offset + L - 1 -> table(ids) scale + P[offset .. offset + L - 1] (B, L, D), P the rows of
+// `learned` when given, else sinusoidal_positions. scale: sqrt(D) in Vaswani et al.'s
+// encoder-decoder, 1 (no multiply) in GPT's decoder-only model. heed::Error naming `who` when a
+// position is beyond the learned table's rows.
+Var embed_with_positions(const std::string& who, const Embedding& table, const PositionEmbedding* learned,
+                         const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset, real scale);
 
 }  // namespace heed

@@ -113,10 +113,38 @@ AttentionOutput multi_head_attention(const std::string& layer, const Var& query,
   if (!ok)
     throw Error(layer + ": query " + shape_str(qs) + ", kv " + shape_str(ks) + " and mask " + shape_str(mask.shape()) +
                 " must be (B, T, " + std::to_string(D) + "), (B, S, " + std::to_string(D) + "), (B, T, S)");
-  const int64_t B = qs[0], T = qs[1], S = ks[1];
-  Var q = split_heads(linear(query, in.w_q, in.b_q), heads),  // (B h, T, d_k)
-      k = split_heads(linear(kv, in.w_k, in.b_k), heads),     // (B h, S, d_k)
-      v = split_heads(linear(kv, in.w_v, in.b_v), heads);     // (B h, S, d_k)
+  Var q = project_queries(query, in, heads);                // (B h, T, d_k), made first: see the header
+  KeysValues projected = project_keys_values(kv, in, heads);  // (B h, S, d_k) each
+  return attend_projected(layer, q, projected, mask, out_proj, heads, drop);
+}
+
+Var project_queries(const Var& query, const AttentionProjections& in, int64_t heads) {
+  return split_heads(linear(query, in.w_q, in.b_q), heads);  // (B, T, D) -> (B h, T, d_k)
+}
+
+KeysValues project_keys_values(const Var& kv, const AttentionProjections& in, int64_t heads) {
+  const Shape& s = kv.shape();
+  if (s.size() != 3 || heads < 1 || s[2] % heads != 0)
+    throw Error("project_keys_values: kv " + shape_str(s) + " must be (B, S, D) with D a multiple of heads " +
+                std::to_string(heads));
+  // Keys before values, the order multi_head_attention has always made them in.
+  Var keys = split_heads(linear(kv, in.w_k, in.b_k), heads);  // (B h, S, d_k)
+  return {keys, split_heads(linear(kv, in.w_v, in.b_v), heads), heads};
+}
+
+AttentionOutput attend_projected(const std::string& layer, const Var& q, const KeysValues& kv, const Tensor& mask,
+                                 const Linear& out_proj, int64_t heads, const Dropout& drop) {
+  const Shape &qs = q.shape(), &ks = kv.keys.shape();
+  const bool ok = heads >= 1 && kv.heads == heads && qs.size() == 3 && qs[0] % heads == 0 && ks.size() == 3 &&
+                  ks[0] == qs[0] && ks[2] == qs[2] && kv.values.shape() == ks &&
+                  mask.shape() == Shape{qs[0] / heads, qs[1], ks[1]};
+  if (!ok)
+    throw Error(layer + ": queries " + shape_str(qs) + ", keys " + shape_str(ks) + ", values " +
+                shape_str(kv.values.shape()) + " and mask " + shape_str(mask.shape()) +
+                " must be (B h, T, d_k), (B h, S, d_k) twice and (B, T, S) with h = " + std::to_string(heads) +
+                " (keys and values of " + std::to_string(kv.heads) + " heads)");
+  const int64_t B = qs[0] / heads, T = qs[1], S = ks[1];
+  const Var &k = kv.keys, &v = kv.values;  // (B h, S, d_k)
   // Every head of sequence b uses sequence b's mask: (B, T, S) -> (B h, T, S).
   Tensor head_mask = Tensor::empty({B * heads, T, S});
   for (int64_t b = 0; b < B; ++b)

@@ -82,10 +82,32 @@ struct AttentionProjections {
 // Multi-head attention, the formulas at the top of this file. query (B, T, D), kv (B, S, D), mask
 // (B, T, S) -> output (B, T, D), exactly 0 at a query whose mask row allows no key, and weights
 // (B, h, T, S). out_proj is W_o, b_o; `drop` as in scaled_dot_product_attention. Shape mistakes
-// throw heed::Error naming `layer` and the shapes.
+// throw heed::Error naming `layer` and the shapes. It is the three steps below, in this order:
+//   attend_projected(project_queries(query), project_keys_values(kv), mask)
+// (the order in which the projections are made is the order in which their gradients add up in an
+// input they share, a self-attention's x, so it is fixed).
 AttentionOutput multi_head_attention(const std::string& layer, const Var& query, const Var& kv, const Tensor& mask,
                                      const AttentionProjections& in, const Linear& out_proj, int64_t heads,
                                      const Dropout& drop = {});
+
+// Each head's keys and values of S positions, one problem per head as split_heads lays them out:
+// row b h + i is head i of sequence b, features i d_k .. (i+1) d_k - 1 of the projection. Keys and
+// values do not depend on the queries, so a decoder that adds one position at a time keeps them
+// (a key/value cache, nn/transformer_layers.h) instead of projecting every earlier position again.
+struct KeysValues {
+  Var keys, values;   // (B h, S, d_k) each
+  int64_t heads = 1;  // h
+};
+
+// Q = query W_q^T + b_q, one problem per head: query (B, T, D) -> (B h, T, d_k).
+Var project_queries(const Var& query, const AttentionProjections& in, int64_t heads);
+// K = kv W_k^T + b_k and V = kv W_v^T + b_v: kv (B, S, D) -> (B h, S, d_k) each.
+KeysValues project_keys_values(const Var& kv, const AttentionProjections& in, int64_t heads);
+// softmax(Q K^T / sqrt(d_k)) V per head, the heads merged and out_proj applied: q (B h, T, d_k)
+// from project_queries, kv from project_keys_values, mask (B, T, S) -> as multi_head_attention.
+// Shape mistakes throw heed::Error naming `layer` and the shapes.
+AttentionOutput attend_projected(const std::string& layer, const Var& q, const KeysValues& kv, const Tensor& mask,
+                                 const Linear& out_proj, int64_t heads, const Dropout& drop = {});
 
 // Chapter 12's layers. Parameters as nn.MultiheadAttention's when its q, k, v weights are kept
 // separate: q_proj, k_proj, v_proj, out_proj, each a Linear (D, D), with biases when `bias` (the

@@ -17,44 +17,60 @@ TransformerAttention::TransformerAttention(int64_t embed, int64_t heads, Generat
   out_proj.bias.value().fill(0);
 }
 
-AttentionOutput TransformerAttention::forward(const Var& query, const Var& kv, const Tensor& mask,
-                                              const Dropout& drop) const {
+AttentionProjections TransformerAttention::projections() const {
   const int64_t D = embed();
   // Rows 0..D-1 of the packed weight are W_q, D..2D-1 W_k, 2D..3D-1 W_v (PyTorch's layout).
   auto part = [&](const Var& p, int64_t i) { return slice(p, 0, i * D, (i + 1) * D); };
-  AttentionProjections in{part(in_proj_weight, 0), part(in_proj_bias, 0),   part(in_proj_weight, 1),
-                          part(in_proj_bias, 1),   part(in_proj_weight, 2), part(in_proj_bias, 2)};
-  return multi_head_attention("TransformerAttention", query, kv, mask, in, out_proj, heads_, drop);
+  return {part(in_proj_weight, 0), part(in_proj_bias, 0),   part(in_proj_weight, 1),
+          part(in_proj_bias, 1),   part(in_proj_weight, 2), part(in_proj_bias, 2)};
 }
 
-TransformerAttention::KeysValues TransformerAttention::keys_values(const Var& kv) const {
+AttentionOutput TransformerAttention::forward(const Var& query, const Var& kv, const Tensor& mask,
+                                              const Dropout& drop) const {
+  return multi_head_attention("TransformerAttention", query, kv, mask, projections(), out_proj, heads_, drop);
+}
+
+KeysValues TransformerAttention::keys_values(const Var& kv) const {
   const int64_t D = embed();
   const Shape& s = kv.shape();
   if (s.size() != 3 || s[2] != D)
     throw Error("TransformerAttention: keys_values of " + shape_str(s) + ", must be (B, S, " + std::to_string(D) + ")");
-  const int64_t B = s[0], S = s[1], dk = D / heads_;
-  auto project = [&](int64_t i) {  // rows i D .. (i+1) D - 1 of the packed weight: 1 W_k, 2 W_v
-    Var p = linear(kv, slice(in_proj_weight, 0, i * D, (i + 1) * D), slice(in_proj_bias, 0, i * D, (i + 1) * D));
-    return reshape(split_heads(p, heads_), {B, heads_, S, dk});  // (B, S, D) -> (B h, S, d_k) -> (B, h, S, d_k)
-  };
-  return {project(1), project(2)};
+  return project_keys_values(kv, projections(), heads_);
 }
 
-// multi_head_attention's steps with the keys and values already projected, and every key allowed.
-AttentionOutput TransformerAttention::attend(const Var& query, const KeysValues& kv, const Dropout& drop) const {
+AttentionOutput TransformerAttention::attend(const Var& query, const KeysValues& kv, const Tensor& mask,
+                                             const Dropout& drop) const {
   const int64_t D = embed(), dk = D / heads_;
   const Shape &qs = query.shape(), &ks = kv.keys.shape();
-  const bool ok = qs.size() == 3 && qs[2] == D && ks.size() == 4 && ks[0] == qs[0] && ks[1] == heads_ &&
-                  ks[3] == dk && kv.values.shape() == ks;
+  const bool ok = qs.size() == 3 && qs[2] == D && ks.size() == 3 && ks[0] == qs[0] * heads_ && ks[2] == dk &&
+                  kv.values.shape() == ks && mask.shape() == Shape{qs[0], qs[1], ks[1]};
   if (!ok)
-    throw Error("TransformerAttention: attend's query " + shape_str(qs) + ", keys " + shape_str(ks) + " and values " +
-                shape_str(kv.values.shape()) + " must be (B, T, " + std::to_string(D) + "), (B, " +
-                std::to_string(heads_) + ", S, " + std::to_string(dk) + ") twice");
-  const int64_t B = qs[0], T = qs[1], S = ks[2];
-  Var q = split_heads(linear(query, slice(in_proj_weight, 0, 0, D), slice(in_proj_bias, 0, 0, D)), heads_);  // (B h, T, d_k)
-  Var k = reshape(kv.keys, {B * heads_, S, dk}), v = reshape(kv.values, {B * heads_, S, dk});              // (B h, S, d_k)
-  AttentionOutput a = scaled_dot_product_attention(q, k, v, Tensor::ones({B * heads_, T, S}), drop);
-  return {out_proj.forward(merge_heads(a.output, heads_)), reshape(a.weights, {B, heads_, T, S})};
+    throw Error("TransformerAttention: attend's query " + shape_str(qs) + ", keys " + shape_str(ks) + ", values " +
+                shape_str(kv.values.shape()) + " and mask " + shape_str(mask.shape()) + " must be (B, T, " +
+                std::to_string(D) + "), (B " + std::to_string(heads_) + ", S, " + std::to_string(dk) +
+                ") twice and (B, T, S)");
+  return attend_projected("TransformerAttention", project_queries(query, projections(), heads_), kv, mask, out_proj,
+                          heads_, drop);
+}
+
+AttentionOutput TransformerAttention::attend(const Var& query, const KeysValues& kv, const Dropout& drop) const {
+  const Shape &qs = query.shape(), &ks = kv.keys.shape();
+  // Every key allowed: a mask of ones, (B, T, S) (of no shape when the inputs have none, for attend's error).
+  const bool shaped = qs.size() == 3 && ks.size() == 3;
+  return attend(query, kv, shaped ? Tensor::ones({qs[0], qs[1], ks[1]}) : Tensor(), drop);
+}
+
+AttentionOutput TransformerAttention::step(const Var& in, KeysValues& cache, const Dropout& drop) const {
+  if (in.shape().size() != 3 || in.shape()[1] != 1)
+    throw Error("TransformerAttention: step's input " + shape_str(in.shape()) + " must be one position (B, 1, D)");
+  KeysValues now = keys_values(in);  // (B h, 1, d_k) each
+  if (cache.keys.defined() && cache.keys.shape()[0] != now.keys.shape()[0])
+    throw Error("TransformerAttention: step got " + std::to_string(in.shape()[0]) + " rows for a cache of " +
+                std::to_string(cache.keys.shape()[0] / heads_));
+  cache.keys = cache.keys.defined() ? concat({cache.keys, now.keys}, 1) : now.keys;
+  cache.values = cache.values.defined() ? concat({cache.values, now.values}, 1) : now.values;
+  cache.heads = heads_;
+  return attend(in, cache, drop);
 }
 
 }  // namespace heed

@@ -11,10 +11,11 @@
 // real position. The attention itself is multi_head_attention() (nn/self_attention.h), chapter
 // 12's; this layer keeps only PyTorch's packed parameters and their initialisation.
 //
-// For decoding one position at a time (a causal stack's key/value cache, models/decoder_model.h)
-// the attention splits in two: keys_values() projects positions into each head's keys and values
-// once, and attend() lets new queries read every position kept so far. forward(q, kv, mask) with
-// an all-ones mask is attend(q, keys_values(kv)); tests/ch14_decoder_model_test.cpp holds the two
+// For decoding one position at a time the attention splits in two (nn/self_attention.h):
+// keys_values() projects positions into each head's keys and values once, and attend() lets new
+// queries read positions whose keys and values were projected before; step() is the one that a
+// causal stack's cache runs (nn/transformer_layers.h). forward(q, kv, mask) is
+// attend(q, keys_values(kv), mask), the same bits; tests/ch14_decoder_model_test.cpp holds them
 // equal.
 #pragma once
 
@@ -39,18 +40,19 @@ class TransformerAttention : public Module {
   // the attention weights (PyTorch's dropout inside the attention).
   AttentionOutput forward(const Var& query, const Var& kv, const Tensor& mask, const Dropout& drop = {}) const;
 
-  // Each head's keys and values of the positions kv (B, S, D):
-  //   keys = kv W_k^T + b_k, values = kv W_v^T + b_v, as (B, h, S, d_k): head i's are features
-  //   i d_k .. (i+1) d_k - 1 of the projection (split_heads' cut).
-  struct KeysValues {
-    Var keys, values;  // (B, h, S, d_k) each
-  };
+  // Each head's keys and values of the positions kv (B, S, D): project_keys_values with W_k, b_k,
+  // W_v, b_v, (B h, S, d_k) each.
   KeysValues keys_values(const Var& kv) const;
-  // query (B, T, D) attends to every one of the S positions whose keys and values kv holds (no
-  // mask: each query may read them all, as the newest position of a causal sequence may read
-  // every position before it and itself) -> output (B, T, D), weights (B, h, T, S). The query
-  // is projected here (W_q, b_q); the keys and values were projected by keys_values.
+  // query (B, T, D), projected here (W_q, b_q), attends to the S positions whose keys and values kv
+  // holds, as mask (B, T, S) allows -> output (B, T, D), weights (B, h, T, S), as forward.
+  AttentionOutput attend(const Var& query, const KeysValues& kv, const Tensor& mask, const Dropout& drop = {}) const;
+  // The same with every key allowed (the newest position of a causal sequence may read every
+  // position before it and itself).
   AttentionOutput attend(const Var& query, const KeysValues& kv, const Dropout& drop = {}) const;
+  // One new position of a causal sequence: in (B, 1, D) is projected into its key and value,
+  // which join `cache` (B h, t, d_k) -> (B h, t + 1, d_k), and its query attends over all of
+  // them, itself last. -> what attend gives, (B, 1, D) and (B, h, 1, t + 1).
+  AttentionOutput step(const Var& in, KeysValues& cache, const Dropout& drop = {}) const;
 
   int64_t embed() const { return out_proj.in_features(); }
   int64_t heads() const { return heads_; }
@@ -60,6 +62,8 @@ class TransformerAttention : public Module {
   Linear out_proj;     // (D, D)
 
  private:
+  AttentionProjections projections() const;  // W_q, b_q, W_k, b_k, W_v, b_v: views of the packed in_proj
+
   int64_t heads_;
 };
 

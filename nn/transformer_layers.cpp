@@ -57,8 +57,7 @@ Var TransformerEncoderLayer::forward(const Var& x, const Tensor& mask, const Dro
       drop);
 }
 
-Var TransformerEncoderLayer::forward_with(const Var& x, const std::function<Var(const Var&)>& sa,
-                                          const Dropout& drop) const {
+Var TransformerEncoderLayer::forward_with(const Var& x, const Attend& sa, const Dropout& drop) const {
   if (norm_first) {
     Var h = x + sa(norm1.forward(x));
     return h + drop.apply(feed_forward(norm2.forward(h), drop));
@@ -91,26 +90,31 @@ Var TransformerDecoderLayer::feed_forward(const Var& x, const Dropout& drop) con
   return heed::feed_forward(linear1, linear2, x, drop);
 }
 
-Var TransformerDecoderLayer::forward(const Var& x, const Var& past, const Tensor& self_mask, const Var& memory,
+Var TransformerDecoderLayer::forward(const Var& x, const Tensor& self_mask, const Var& memory,
                                      const Tensor& cross_mask, const Dropout& drop, Var* self_w,
                                      Var* cross_w) const {
-  auto sa = [&](const Var& q, const Var& kv) {
-    AttentionOutput a = self_attn.forward(q, kv, self_mask, drop);
+  // Self-attention with queries `in` over keys and values that are `in` itself; cross-attention
+  // with queries `in` over the memory.
+  auto sa = [&](const Var& in) {
+    AttentionOutput a = self_attn.forward(in, in, self_mask, drop);
     if (self_w) *self_w = a.weights;
     return drop.apply(a.output);
   };
-  auto ca = [&](const Var& q) {
-    AttentionOutput a = multihead_attn.forward(q, memory, cross_mask, drop);
+  auto ca = [&](const Var& in) {
+    AttentionOutput a = multihead_attn.forward(in, memory, cross_mask, drop);
     if (cross_w) *cross_w = a.weights;
     return drop.apply(a.output);
   };
+  return forward_with(x, sa, ca, drop);
+}
+
+Var TransformerDecoderLayer::forward_with(const Var& x, const Attend& sa, const Attend& ca, const Dropout& drop) const {
   if (norm_first) {
-    Var q = norm1.forward(x);
-    Var h = x + sa(q, past.defined() ? norm1.forward(past) : q);
+    Var h = x + sa(norm1.forward(x));
     h = h + ca(norm2.forward(h));
     return h + drop.apply(feed_forward(norm3.forward(h), drop));
   }
-  Var h = norm1.forward(x + sa(x, past.defined() ? past : x));
+  Var h = norm1.forward(x + sa(x));
   h = norm2.forward(h + ca(h));
   return norm3.forward(h + drop.apply(feed_forward(h, drop)));
 }
@@ -147,30 +151,52 @@ Var TransformerDecoder::forward(const Var& x, const Tensor& self_mask, const Var
   Var h = x;
   for (size_t i = 0; i < layers.size(); ++i) {
     Var sw, cw;
-    h = layers[i].forward(h, Var(), self_mask, memory, cross_mask, drop, self_w ? &sw : nullptr,
-                          cross_w ? &cw : nullptr);
+    h = layers[i].forward(h, self_mask, memory, cross_mask, drop, self_w ? &sw : nullptr, cross_w ? &cw : nullptr);
     if (self_w) self_w->push_back(sw);
     if (cross_w) cross_w->push_back(cw);
   }
   return norm.forward(h);
 }
 
-Var TransformerDecoder::step(const Var& x, std::vector<Var>& cache, const Var& memory, const Tensor& cross_mask,
+std::vector<LayerCache> TransformerDecoder::start(const Var& memory) const {
+  std::vector<LayerCache> cache(layers.size());
+  for (size_t i = 0; i < layers.size(); ++i) cache[i].cross = layers[i].multihead_attn.keys_values(memory);
+  return cache;
+}
+
+Var TransformerDecoder::step(const Var& x, std::vector<LayerCache>& cache, const Tensor& cross_mask,
                              std::vector<Var>* cross_w) const {
   if (x.shape().size() != 3 || x.shape()[1] != 1)
     throw Error("TransformerDecoder::step: input " + shape_str(x.shape()) + " must be one position (B, 1, D)");
-  cache.resize(layers.size());
+  if (cache.size() != layers.size())
+    throw Error("TransformerDecoder::step: a cache of " + std::to_string(cache.size()) + " layers for " +
+                std::to_string(layers.size()) + " (start makes it)");
   Var h = x;
   for (size_t i = 0; i < layers.size(); ++i) {
-    cache[i] = cache[i].defined() ? concat({cache[i], h}, 1) : h;  // (B, t, D): this layer's inputs so far
-    const int64_t B = h.shape()[0], t = cache[i].shape()[1];
-    Var cw;
-    // The new position may look at every position so far, itself included.
-    h = layers[i].forward(h, cache[i], Tensor::ones({B, 1, t}), memory, cross_mask, {}, nullptr,
-                          cross_w ? &cw : nullptr);
-    if (cross_w) cross_w->push_back(cw);
+    const TransformerDecoderLayer& layer = layers[i];
+    // The new position may look at every position so far, itself included, and at the memory.
+    auto sa = [&](const Var& in) { return layer.self_attn.step(in, cache[i].self).output; };
+    auto ca = [&](const Var& in) {
+      AttentionOutput a = layer.multihead_attn.attend(in, cache[i].cross, cross_mask);
+      if (cross_w) cross_w->push_back(a.weights);
+      return a.output;
+    };
+    h = layer.forward_with(h, sa, ca);
   }
   return norm.forward(h);
+}
+
+std::vector<LayerCache> select_rows(const std::vector<LayerCache>& cache, const std::vector<int64_t>& rows) {
+  auto pick = [&](const KeysValues& kv) {  // (B h, t, d_k) -> (K h, t, d_k): sequence r's rows r h .. r h + h - 1
+    if (!kv.keys.defined()) return KeysValues{};
+    std::vector<int64_t> head_rows;
+    for (int64_t r : rows)
+      for (int64_t i = 0; i < kv.heads; ++i) head_rows.push_back(r * kv.heads + i);
+    return KeysValues{index_select(kv.keys, head_rows), index_select(kv.values, head_rows), kv.heads};
+  };
+  std::vector<LayerCache> out;
+  for (const LayerCache& c : cache) out.push_back({pick(c.self), pick(c.cross)});
+  return out;
 }
 
 }  // namespace heed

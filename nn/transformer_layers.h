@@ -51,6 +51,24 @@ struct LayerSizes {
   bool norm_first = false;
 };
 
+// What one layer keeps between the steps of step-by-step decoding (models/transformer.h,
+// models/decoder_model.h): its self-attention's keys and values of every position so far, and
+// for a decoder layer of the encoder-decoder its cross-attention's keys and values of the
+// memory, projected once per source. A causal layer's position s reads nothing after s, so
+// neither changes when a position is added: a step projects the new position alone.
+struct LayerCache {
+  KeysValues self;   // (B h, t, d_k) each; undefined before the first step
+  KeysValues cross;  // (B h, S, d_k) each; undefined for a decoder-only layer
+};
+// The chosen sequences of every layer's cache, in order (beam search's hypotheses): rows index B,
+// and each brings its h rows of keys and values.
+std::vector<LayerCache> select_rows(const std::vector<LayerCache>& cache, const std::vector<int64_t>& rows);
+
+// A sublayer's attention as the layers' formulas use it: sa(in) is what the attention writes at
+// the queries `in`, its dropout applied. forward() passes attention over `in` itself (or the
+// memory); decoding one position at a time passes attention over the layer's cache.
+using Attend = std::function<Var(const Var&)>;
+
 class TransformerEncoderLayer : public Module {
  public:
   // linear1 and linear2 (and the attention's weights) xavier_uniform as nn.Transformer leaves
@@ -59,11 +77,10 @@ class TransformerEncoderLayer : public Module {
 
   // x (B, S, D), mask (B, S, S) -> (B, S, D); the attention weights (B, h, S, S) into *weights.
   Var forward(const Var& x, const Tensor& mask, const Dropout& drop = {}, Var* weights = nullptr) const;
-  // The same layer around another self-attention: sa(in) is what the attention writes at the
-  // queries `in` (x, or norm1(x) with norm_first), its dropout applied. forward(x, mask) passes
+  // The layer's formula around another self-attention (see Attend): forward(x, mask) passes
   // self_attn over `in` itself; a decoder-only model decoding one position at a time passes
-  // self_attn over its key/value cache (models/decoder_model.cpp, layer_step).
-  Var forward_with(const Var& x, const std::function<Var(const Var&)>& sa, const Dropout& drop = {}) const;
+  // self_attn.step on its cache (models/decoder_model.cpp).
+  Var forward_with(const Var& x, const Attend& sa, const Dropout& drop = {}) const;
   Var feed_forward(const Var& x, const Dropout& drop = {}) const;  // (..., D) -> (..., D)
 
   TransformerAttention self_attn;
@@ -76,12 +93,14 @@ class TransformerDecoderLayer : public Module {
  public:
   TransformerDecoderLayer(const LayerSizes& sizes, Generator& gen);
 
-  // x (B, T, D) the queries; past (B, T', D) what self-attention reads as keys and values: x
-  // itself in training (pass an empty Var), every position so far when decoding step by step.
-  // self_mask (B, T, T'), memory (B, S, D), cross_mask (B, T, S) -> (B, T, D). The weights of
-  // self- and cross-attention, (B, h, T, T') and (B, h, T, S), into *self_w and *cross_w.
-  Var forward(const Var& x, const Var& past, const Tensor& self_mask, const Var& memory, const Tensor& cross_mask,
+  // x (B, T, D), self_mask (B, T, T), memory (B, S, D), cross_mask (B, T, S) -> (B, T, D). The
+  // weights of self- and cross-attention, (B, h, T, T) and (B, h, T, S), into *self_w and *cross_w.
+  Var forward(const Var& x, const Tensor& self_mask, const Var& memory, const Tensor& cross_mask,
               const Dropout& drop = {}, Var* self_w = nullptr, Var* cross_w = nullptr) const;
+  // The layer's formula around another self-attention sa and cross-attention ca (see Attend):
+  // forward() passes attention over x and over the memory; TransformerDecoder::step passes
+  // attention over the layer's cache.
+  Var forward_with(const Var& x, const Attend& sa, const Attend& ca, const Dropout& drop = {}) const;
   Var feed_forward(const Var& x, const Dropout& drop = {}) const;
 
   TransformerAttention self_attn, multihead_attn;  // multihead_attn: the cross-attention
@@ -111,11 +130,14 @@ class TransformerDecoder : public Module {
   Var forward(const Var& x, const Tensor& self_mask, const Var& memory, const Tensor& cross_mask,
               const Dropout& drop = {}, std::vector<Var>* self_w = nullptr, std::vector<Var>* cross_w = nullptr) const;
 
-  // One new position x (B, 1, D) after those whose layer inputs `cache` holds (one Var per
-  // layer, (B, t, D), empty at the start; each gets x's row appended). A causal decoder's
-  // earlier positions do not depend on later ones, so this gives the last row of forward() over
-  // the whole prefix, at the cost of one position. cross_mask (B, 1, S) -> (B, 1, D).
-  Var step(const Var& x, std::vector<Var>& cache, const Var& memory, const Tensor& cross_mask,
+  // Step-by-step decoding. start: a cache per layer, holding the keys and values of memory
+  // (B, S, D) for its cross-attention, projected here once. step: one new position x (B, 1, D)
+  // after those whose keys and values `cache` holds (each layer's self gets x's appended).
+  // A causal decoder's earlier positions do not depend on later ones, so this gives the last row
+  // of forward() over the whole prefix, at the cost of one position. cross_mask (B, 1, S) ->
+  // (B, 1, D); each layer's cross-attention weights (B, h, 1, S) into *cross_w when given.
+  std::vector<LayerCache> start(const Var& memory) const;
+  Var step(const Var& x, std::vector<LayerCache>& cache, const Tensor& cross_mask,
            std::vector<Var>* cross_w = nullptr) const;
 
   LayerList<TransformerDecoderLayer> layers;

@@ -235,4 +235,18 @@ TEST_SUITE("bench_sweep") {
     CHECK(f.out.find(" | 1.00 |\n") != std::string::npos);  // dot at 4: the same time on both sides
     CHECK(xml_well_formed(slurp(s.path("from.svg"))));
   }
+
+  TEST_CASE("heed bench --decode: a line per step 8, 16, ... N for any model; training's flags refused with it") {
+    Scratch s("decode");
+    CliRun r = s.heed("bench --decode 32 --model transformer --embed 8 --batch 2 --len 3 --steps 1");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    for (const char* step : {"step    8:", "step   16:", "step   32:"}) CHECK(r.out.find(step) != std::string::npos);
+    CHECK(r.out.find("step   64:") == std::string::npos);
+    CHECK(s.heed("bench --decode 8 --model additive --embed 4 --hidden 4 --batch 2 --len 3 --steps 1").status == 0);
+    CliRun j = s.heed("bench --decode 8 --json");
+    CHECK(j.status == 2);
+    CHECK(j.err.find("--decode times decoding alone; --json is for training steps") != std::string::npos);
+    CHECK(s.heed("bench --decode 4").status == 2);  // below 8
+  }
 }

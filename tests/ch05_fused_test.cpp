@@ -1,4 +1,5 @@
-// Chapter 05: the fused cell steps (nn/fused_cells.h) against the composed ones they replace.
+// Chapter 05: the fused cell steps (rnn_step, gru_step, lstm_step in nn/rnn_cell.h) against the
+// composed ones they replace.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -6,7 +7,6 @@
 
 #include "autograd/functions.h"
 #include "autograd/gradcheck.h"
-#include "nn/fused_cells.h"
 #include "nn/rnn_cell.h"
 #include "tensor/random.h"
 #include "tests/fused_check.h"

@@ -15,6 +15,7 @@
 #include "nn/loss.h"
 #include "tests/chapter_check.h"
 #include "tests/heed_cli.h"  // slurp
+#include "tests/model_checks.h"
 #include "tests/model_fixtures.h"
 #include "tests/precision.h"
 
@@ -38,25 +39,7 @@ TEST_SUITE("ch06_seq2seq") {
   TEST_CASE("padding: a sequence's loss and gradients are the same alone or padded in a batch") {
     Generator gen(2);
     Seq2Seq model(tiny_rnn("plain"), gen);
-    Example ex{{5, 3, 6}, {6, 3, 5}};
-    Batch alone = make_batch({ex});
-    Var la = model.loss(alone);
-    la.backward();
-    std::vector<Tensor> ga;
-    for (Var& p : model.parameters()) ga.push_back(p.grad());
-    model.zero_grad();
-    // The same sequence padded next to a longer one: compare its own rows of the logits, and
-    // the gradient of the loss restricted to its tokens.
-    Batch both = make_batch({{{3, 4, 5, 6, 3}, {3, 6, 5, 4, 3}}, ex});
-    Var logits = model.forward(both);  // (2, T, V)
-    Var mine = slice(slice(logits, 0, 1, 2), 1, 0, alone.tgt_len);
-    CHECK(equal(mine.value(), model.forward(alone).value()));
-    std::vector<int64_t> targets(both.tgt_out.begin() + both.tgt_len, both.tgt_out.begin() + both.tgt_len + alone.tgt_len);
-    Var lb = cross_entropy(reshape(mine, {-1, 7}), targets, Vocab::kPad);
-    lb.backward();
-    CHECK(lb.item() == la.item());
-    auto params = model.parameters();
-    for (size_t i = 0; i < params.size(); ++i) CHECK(equal(params[i].grad(), ga[i]));
+    test::check_padding_invariance(model, {{5, 3, 6}, {6, 3, 5}}, {{3, 4, 5, 6, 3}, {3, 6, 5, 4, 3}});
   }
 }
 

@@ -242,12 +242,12 @@ TEST_SUITE("ch13_transformer_layers") {
       std::vector<Var> d_in = dec.parameters();
       d_in.push_back(tgt);
       d_in.push_back(src);
-      check_grad(gradcheck([&] { return dec.forward(tgt, Var(), self_mask, src, cross_mask); }, d_in,
+      check_grad(gradcheck([&] { return dec.forward(tgt, self_mask, src, cross_mask); }, d_in,
                            {.name = "decoder layer"}));
       check_grad(gradcheck(
           [&] {
             Generator d(4);
-            return dec.forward(tgt, Var(), self_mask, src, cross_mask, {0.2, &d});
+            return dec.forward(tgt, self_mask, src, cross_mask, {0.2, &d});
           },
           d_in, {.name = "decoder layer with dropout 0.2"}));
     }
@@ -288,13 +288,14 @@ TEST_SUITE("ch13_transformer_layers") {
       Tensor other = dec.forward(Var(changed), key_mask(one, 4, true), memory, key_mask(src, 4, false)).value();
       CHECK(equal(rows_of(other, 0, 0, 3), rows_of(full, 0, 0, 3)));
       CHECK(!equal(rows_of(other, 0, 3, 4), rows_of(full, 0, 3, 4)));
-      std::vector<Var> cache;
+      std::vector<LayerCache> cache = dec.start(memory);  // the memory's keys and values, (1, h, 5, d_k)
       for (int64_t t = 0; t < 4; ++t) {
         Var x(Tensor({1, 1, 8}, std::vector<real>(tgt.data() + t * 8, tgt.data() + (t + 1) * 8)));
-        Tensor y = dec.step(x, cache, memory, Tensor::ones({1, 1, 5})).value();
+        Tensor y = dec.step(x, cache, Tensor::ones({1, 1, 5})).value();
         check_close(Tensor({1, 8}, y.to_vector()), rows_of(full, 0, t, t + 1), 1e-13);
       }
-      CHECK(cache[1].shape() == Shape{1, 4, 8});
+      CHECK(cache[1].self.keys.shape() == Shape{2, 4, 4});  // (B h, t, d_k): every position's, once
+      CHECK(cache[1].cross.keys.shape() == Shape{2, 5, 4});
     }
   }
 

@@ -21,6 +21,7 @@
 #include "nn/loss.h"
 #include "tests/chapter_check.h"
 #include "tests/heed_cli.h"
+#include "tests/model_checks.h"
 #include "tests/model_fixtures.h"
 #include "tests/precision.h"
 
@@ -49,51 +50,35 @@ TEST_SUITE("ch13_transformer_model") {
       CAPTURE(norm_first);
       Generator gen(2);
       TransformerSeq2Seq model(tiny_transformer(norm_first), gen);
-      Example ex{{5, 3, 6}, {6, 3, 5}};
-      Batch alone = make_batch({ex});
-      Var la = model.loss(alone);
-      la.backward();
-      std::vector<Tensor> ga;
-      for (Var& p : model.parameters()) ga.push_back(p.grad());
-      model.zero_grad();
-      Batch both = make_batch({{{3, 4, 5, 6, 3}, {3, 6, 5, 4, 3}}, ex});
-      Var logits = model.forward(both);  // (2, T, V)
-      Var mine = slice(slice(logits, 0, 1, 2), 1, 0, alone.tgt_len);
-      CHECK(equal(mine.value(), model.forward(alone).value()));
-      std::vector<int64_t> targets(both.tgt_out.begin() + both.tgt_len,
-                                   both.tgt_out.begin() + both.tgt_len + alone.tgt_len);
-      Var lb = cross_entropy(reshape(mine, {-1, 7}), targets, Vocab::kPad);
-      lb.backward();
-      CHECK(lb.item() == la.item());
-      auto params = model.parameters();
-      for (size_t i = 0; i < params.size(); ++i) CHECK(equal(params[i].grad(), ga[i]));
+      test::check_padding_invariance(model, {{5, 3, 6}, {6, 3, 5}}, {{3, 4, 5, 6, 3}, {3, 6, 5, 4, 3}});
     }
   }
 
-  TEST_CASE("decoding step by step gives the teacher-forced logits; padding never changes greedy's tokens") {
-    Generator gen(3);
-    ModelConfig c = tiny_transformer();
-    c.embed = 8;
-    TransformerSeq2Seq model(c, gen);
-    Batch batch = two_sequences();
-    Tensor full = model.forward(batch).value();  // (2, 5, 7)
-    TransformerState st = model.start(batch);
-    const int64_t T = batch.tgt_len, V = 7;
-    for (int64_t t = 0; t < T; ++t) {
-      std::vector<int64_t> prev = {batch.tgt_in[t], batch.tgt_in[T + t]};
-      StepOutput o = model.step(prev, st);
-      Tensor logits = model.logits(o.out).value();  // (2, V)
-      CHECK(o.weights.shape() == Shape{2, 4});
-      for (int64_t b = 0; b < 2; ++b) {
-        if (t >= batch.tgt_lengths[b]) continue;  // padding steps of the short sequence
-        for (int64_t v = 0; v < V; ++v) CHECK(std::fabs(logits[b * V + v] - full[(b * T + t) * V + v]) < 1e-12);
-        if (b == 1) CHECK(o.weights.value()[1 * 4 + 2] == 0);  // a padded source position
+  TEST_CASE("decoding step by step on the key/value cache gives the teacher-forced logits; padding never changes greedy's tokens") {
+    for (bool norm_first : {false, true})
+      for (std::string positions : {"sinusoidal", "learned"}) {
+        CAPTURE(norm_first);
+        CAPTURE(positions);
+        Generator gen(3);
+        ModelConfig c = tiny_transformer(norm_first, positions);
+        c.embed = 8;
+        TransformerSeq2Seq model(c, gen);
+        Batch batch = two_sequences();  // sources of 4 and 2 positions
+        auto weights = [&](int64_t t, const StepOutput& o) {
+          CHECK(o.weights.shape() == Shape{2, 4});  // the last layer's cross-attention, averaged over heads
+          if (t < batch.tgt_lengths[1]) CHECK(o.weights.value()[1 * 4 + 2] == 0);  // a padded source position
+        };
+        std::unique_ptr<StepState> st = test::check_steps_match_forward(model, batch, weights);
+        // The cache holds every position's self-attention keys and values and the memory's, once.
+        auto& own = dynamic_cast<TransformerState&>(*st);
+        REQUIRE(own.cache.size() == 2);
+        CHECK(own.cache[1].self.keys.shape() == Shape{4, batch.tgt_len, 4});  // (B h, t, d_k)
+        CHECK(own.cache[1].cross.values.shape() == Shape{4, batch.src_len, 4});  // (B h, S, d_k)
+        Decoded both = model.greedy(batch, 5);
+        Decoded alone = model.greedy(make_batch({{{5, 3}, {3, 5}}}), 5);
+        CHECK(both.tokens[1] == alone.tokens[0]);
+        CHECK(both.attention[1].size() == 5);
       }
-    }
-    Decoded both = model.greedy(batch, 5);
-    Decoded alone = model.greedy(make_batch({{{5, 3}, {3, 5}}}), 5);
-    CHECK(both.tokens[1] == alone.tokens[0]);
-    CHECK(both.attention[1].size() == 5);
   }
 
   TEST_CASE("beam 1 is greedy decoding, token for token") {
@@ -146,7 +131,7 @@ TEST_SUITE("ch13_transformer_model") {
     CHECK_THROWS_WITH_AS(r->set_dropout_state("1 2"), doctest::Contains("for a model without dropout"), Error);
   }
 
-  TEST_CASE("TransformerState::select_rows copies the chosen rows of the memory, the mask and every layer's cache") {
+  TEST_CASE("TransformerState::select_rows copies the chosen rows of the mask and of every layer's cache") {
     Generator gen(7);
     TransformerSeq2Seq model(tiny_transformer(), gen);
     TransformerState st = model.start(two_sequences());
@@ -154,10 +139,14 @@ TEST_SUITE("ch13_transformer_model") {
     const std::vector<int64_t> rows = {1, 0, 1};
     std::unique_ptr<StepState> picked = st.select_rows(rows);
     auto& sel = dynamic_cast<TransformerState&>(*picked);
-    CHECK(equal(sel.memory.value(), index_select(st.memory.value(), rows)));
     CHECK(equal(sel.mask, index_select(st.mask, rows)));
     REQUIRE(sel.cache.size() == 2);
-    for (size_t i = 0; i < st.cache.size(); ++i) CHECK(equal(sel.cache[i].value(), index_select(st.cache[i].value(), rows)));
+    const std::vector<int64_t> head_rows = {2, 3, 0, 1, 2, 3};  // (B h, ., d_k): sequence r is rows 2r, 2r + 1
+    for (size_t i = 0; i < st.cache.size(); ++i)
+      for (auto part : {&LayerCache::self, &LayerCache::cross}) {  // (B h, t, d_k), (B h, S, d_k)
+        CHECK(equal((sel.cache[i].*part).keys.value(), index_select((st.cache[i].*part).keys.value(), head_rows)));
+        CHECK(equal((sel.cache[i].*part).values.value(), index_select((st.cache[i].*part).values.value(), head_rows)));
+      }
     CHECK(sel.position == 1);
     // The copies decode on as their originals: row 0 of the selection is row 1 of the state.
     Tensor next = model.logits(model.step({4, 4}, st).out).value();          // (2, V)

@@ -20,6 +20,7 @@
 #include "nn/positions.h"
 #include "nn/loss.h"
 #include "tests/heed_cli.h"
+#include "tests/model_checks.h"
 #include "tests/model_fixtures.h"
 #include "tests/precision.h"
 
@@ -90,23 +91,7 @@ TEST_SUITE("ch14_decoder_model") {
       CAPTURE(describe(v));
       Generator gen(3);
       DecoderModel model(tiny_decoder(v.attention_only, v.norm_first, v.positions), gen);
-      Example ex{{3}, {6, 3}};
-      Batch alone = make_batch({ex});
-      Var la = model.loss(alone);
-      la.backward();
-      std::vector<Tensor> ga;
-      for (Var& p : model.parameters()) ga.push_back(p.grad());
-      model.zero_grad();
-      Batch both = make_batch({{{3}, {3, 6, 5, 4}}, ex});
-      Var logits = model.forward(both);  // (2, T, V)
-      Var mine = slice(slice(logits, 0, 1, 2), 1, 0, alone.tgt_len);
-      CHECK(equal(mine.value(), model.forward(alone).value()));
-      std::vector<int64_t> targets(both.tgt_out.begin() + both.tgt_len, both.tgt_out.begin() + both.tgt_len + alone.tgt_len);
-      Var lb = cross_entropy(reshape(mine, {-1, 7}), targets, Vocab::kPad);
-      lb.backward();
-      CHECK(lb.item() == la.item());
-      auto params = model.parameters();
-      for (size_t i = 0; i < params.size(); ++i) CHECK(equal(params[i].grad(), ga[i]));
+      test::check_padding_invariance(model, {{3}, {6, 3}}, {{3}, {3, 6, 5, 4}});
     }
   }
 
@@ -118,23 +103,15 @@ TEST_SUITE("ch14_decoder_model") {
       c.embed = 8;
       DecoderModel model(c, gen);
       Batch batch = test::two_sequences();  // targets of 4 and 2 tokens: T = 5
-      Tensor full = model.forward(batch).value();  // (2, 5, 7)
-      std::unique_ptr<StepState> st = model.start_decoding(batch);
-      const int64_t T = batch.tgt_len, V = 7;
-      for (int64_t t = 0; t < T; ++t) {
-        StepOutput o = model.decode_step({batch.tgt_in[t], batch.tgt_in[T + t]}, *st);
-        CHECK(!o.weights.defined());  // no source, so no attention over one
-        Tensor logits = model.logits(o.out).value();  // (2, V)
-        for (int64_t b = 0; b < 2; ++b) {
-          if (t >= batch.tgt_lengths[b]) continue;  // the padding steps of the short sequence
-          for (int64_t k = 0; k < V; ++k) CHECK(std::fabs(logits[b * V + k] - full[(b * T + t) * V + k]) < 1e-12);
-        }
-      }
+      auto no_source = [](int64_t, const StepOutput& o) { CHECK(!o.weights.defined()); };  // no attention over one
+      std::unique_ptr<StepState> st = test::check_steps_match_forward(model, batch, no_source);
+      const int64_t T = batch.tgt_len;
       auto& own = dynamic_cast<DecoderModelState&>(*st);
       CHECK(own.position == T);
       REQUIRE(own.cache.size() == 2);
-      CHECK(own.cache[1].keys.shape() == Shape{2, 2, T, 4});  // (B, h, t, d_k)
-      CHECK(own.cache[1].values.shape() == Shape{2, 2, T, 4});
+      CHECK(own.cache[1].self.keys.shape() == Shape{4, T, 4});  // (B h, t, d_k)
+      CHECK(own.cache[1].self.values.shape() == Shape{4, T, 4});
+      CHECK(!own.cache[1].cross.keys.defined());  // no memory to attend to
       // Greedy decoding runs on the cache; a row decodes alike alone or beside another.
       Decoded both = model.greedy(batch, 6);
       Decoded alone = model.greedy(make_batch({{{5, 3}, {3, 5}}}), 6);
@@ -180,9 +157,9 @@ TEST_SUITE("ch14_decoder_model") {
         // K = kv W_k^T + b_k and V = kv W_v^T + b_v, the packed in_proj's rows D..2D-1 and 2D..3D-1.
         Tensor K = linear(kv_in[l], slice(sa.in_proj_weight, 0, D, 2 * D), slice(sa.in_proj_bias, 0, D, 2 * D)).value();
         Tensor V = linear(kv_in[l], slice(sa.in_proj_weight, 0, 2 * D, 3 * D), slice(sa.in_proj_bias, 0, 2 * D, 3 * D)).value();
-        const Tensor &ck = own.cache[l].keys.value(), &cv = own.cache[l].values.value();  // (B, h, T, d_k)
-        REQUIRE(ck.shape() == Shape{B, h, T, dk});
-        REQUIRE(cv.shape() == Shape{B, h, T, dk});
+        const Tensor &ck = own.cache[l].self.keys.value(), &cv = own.cache[l].self.values.value();  // (B h, T, d_k)
+        REQUIRE(ck.shape() == Shape{B * h, T, dk});
+        REQUIRE(cv.shape() == Shape{B * h, T, dk});
         for (int64_t b = 0; b < B; ++b)
           for (int64_t s = 0; s < batch.tgt_lengths[b]; ++s)  // the real positions
             for (int64_t i = 0; i < h; ++i)
@@ -195,7 +172,7 @@ TEST_SUITE("ch14_decoder_model") {
     }
   }
 
-  TEST_CASE("TransformerAttention::attend over keys_values is forward with every key allowed, bit for bit") {
+  TEST_CASE("TransformerAttention::attend over keys_values is forward, bit for bit, with every key allowed or a mask") {
     Generator gen(12);
     TransformerAttention sa(8, 2, gen);
     Generator data(13);
@@ -203,10 +180,16 @@ TEST_SUITE("ch14_decoder_model") {
     AttentionOutput a = sa.attend(q, sa.keys_values(kv)), f = sa.forward(q, kv, Tensor::ones({2, 3, 5}));
     CHECK(equal(a.output.value(), f.output.value()));
     CHECK(equal(a.weights.value(), f.weights.value()));
+    // The cross-attention's case: the second source has 2 real positions of 5.
+    const Tensor mask = key_mask(length_mask({5, 2}, 5, "test"), 3, false);  // (2, 3, 5)
+    AttentionOutput am = sa.attend(q, sa.keys_values(kv), mask), fm = sa.forward(q, kv, mask);
+    CHECK(equal(am.output.value(), fm.output.value()));
+    CHECK(equal(am.weights.value(), fm.weights.value()));
+    CHECK(am.weights.value()[((1 * 2 + 0) * 3 + 0) * 5 + 3] == 0);  // sequence 1, head 0, query 0, key 3: masked
     CHECK_THROWS_WITH_AS(sa.keys_values(Var(Tensor::zeros({2, 5, 6}))),
                          doctest::Contains("keys_values of [2, 5, 6], must be (B, S, 8)"), Error);
     CHECK_THROWS_WITH_AS(sa.attend(Var(Tensor::zeros({3, 1, 8})), sa.keys_values(kv)),
-                         doctest::Contains("attend's query [3, 1, 8], keys [2, 2, 5, 4]"), Error);
+                         doctest::Contains("attend's query [3, 1, 8], keys [4, 5, 4]"), Error);
     Generator g2(14);
     DecoderModel attention_only(tiny_decoder(true), g2);
     CHECK_THROWS_WITH_AS(attention_only.block(0), doctest::Contains("an attention-only model has no full layers"), Error);
@@ -238,9 +221,10 @@ TEST_SUITE("ch14_decoder_model") {
     auto& sel = dynamic_cast<DecoderModelState&>(*picked);
     auto& own = dynamic_cast<DecoderModelState&>(*st);
     REQUIRE(sel.cache.size() == 2);
+    const std::vector<int64_t> head_rows = {2, 3, 0, 1, 2, 3};  // (B h, t, d_k): sequence r is rows 2r, 2r + 1
     for (size_t i = 0; i < 2; ++i) {
-      CHECK(equal(sel.cache[i].keys.value(), index_select(own.cache[i].keys.value(), rows)));
-      CHECK(equal(sel.cache[i].values.value(), index_select(own.cache[i].values.value(), rows)));
+      CHECK(equal(sel.cache[i].self.keys.value(), index_select(own.cache[i].self.keys.value(), head_rows)));
+      CHECK(equal(sel.cache[i].self.values.value(), index_select(own.cache[i].self.values.value(), head_rows)));
     }
     CHECK(sel.position == 2);
     Tensor next = model.logits(model.decode_step({4, 4}, *st).out).value();      // (2, V)

@@ -24,6 +24,11 @@ struct BenchRun {
 };
 BenchRun bench_run(const Args& a, const std::string& model, const std::string& dim = "", int64_t value = 0);
 
+// heed bench --decode N (tools/bench_decode.cpp): ms per step of step-by-step decoding, r's
+// model on r's batch with no graph, at steps 8, 16, 32, ... up to N, each the median of the 8
+// steps ending there over `repeats` runs.
+int bench_decode(const BenchRun& r, int64_t positions, int64_t repeats);
+
 // heed bench --sweep DIM=V1,V2,... and heed bench --from FILE (tools/bench_sweep.cpp).
 int bench_sweep(const Args& a);
 int bench_from(const Args& a);

@@ -41,6 +41,9 @@ const char* kBenchHelp =
     "  --steps N         timed steps (20), after --warmup N untimed ones (3)\n"
     "  --json            end stdout with one JSON object: model, dtype, kernels, embed, hidden, batch, len,\n"
     "                    ms_per_step, tokens_per_second, peak_rss_mb, step_peak_mb (and more)\n"
+    "  --decode N        time step-by-step decoding (no graph) instead of training: ms per step at\n"
+    "                    steps 8, 16, 32, ... up to N (8..4096), each the median of the 8 steps\n"
+    "                    ending there over --steps runs (3)\n"
     "  --watch           also time the snapshots of heed train --watch/--film (as many as steps)\n"
     "                    and report their cost as a share of training, one every --watch-every N\n"
     "                    steps (20)\n"
@@ -136,19 +139,23 @@ BenchRun bench_run(const Args& a, const std::string& model, const std::string& d
 
 int cmd_bench(const std::vector<std::string>& argv) {
   std::set<std::string> valued = {"--config", "--model", "--cell",        "--embed", "--hidden", "--batch", "--len",
-                                  "--steps",  "--warmup", "--watch-every", "--sweep", "--svg",    "--from"};
+                                  "--steps",  "--warmup", "--watch-every", "--sweep", "--svg",    "--from", "--decode"};
   valued.insert(kTransformerFlags.begin(), kTransformerFlags.end());
   Args a("bench", argv, valued, {"--json", "--help", "--watch", "--force", kTransformerSwitch});
   if (a.has("--help")) {
     std::printf(kBenchHelp, kRealName, kTransformerHelp, kMaxSweepValues);
     return 0;
   }
+  if (a.has("--decode"))
+    for (const char* flag : {"--from", "--sweep", "--json", "--watch", "--warmup"})
+      if (a.has(flag)) throw a.error(std::string("--decode times decoding alone; ") + flag + " is for training steps");
   if (a.has("--from")) return bench_from(a);
   if (a.has("--sweep")) return bench_sweep(a);
   if (a.has("--svg")) throw a.error("--svg needs --sweep or --from (one run has no line to draw)");
   if (a.text("--model", "").find(',') != std::string::npos)
     throw a.error("--model: several models need --sweep (one run times one model)");
   BenchRun r = bench_run(a, a.choice("--model", "additive", kBenchModels));
+  if (a.has("--decode")) return bench_decode(r, a.integer("--decode", 256, 8, 4096), a.integer("--steps", 3, 1, 1000));
   const ModelConfig& c = r.config;
   const int64_t B = r.batch, L = r.len;
   int64_t steps = a.integer("--steps", 20, 1, 1000000);

@@ -78,7 +78,7 @@ std::vector<Exercise> exercises_13(const Impl13& impl) {
                                     std::to_string(c.ff) + "\n  " + describe("x", x) + "\n  " +
                                     describe("memory", memory) + "\n  " + describe("cross_mask", cross_mask);
              expect_close(impl.decoder_layer(layer, Var(x), self_mask, Var(memory), cross_mask).value(),
-                          layer.forward(Var(x), Var(), self_mask, Var(memory), cross_mask).value(),
+                          layer.forward(Var(x), self_mask, Var(memory), cross_mask).value(),
                           std::string("decoder_layer (") + (norm_first ? "pre-norm" : "post-norm") + ")", in, 1e-10,
                           1e-12);
            }

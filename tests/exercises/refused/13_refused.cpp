@@ -11,7 +11,7 @@ namespace heed::student {
 Var layer_norm_rows(const Var& x, const Var& weight, const Var& bias) { return layer_norm(x, weight, bias); }
 Var decoder_layer(const TransformerDecoderLayer& layer, const Var& x, const Tensor& self_mask, const Var& memory,
                   const Tensor& cross_mask) {
-  return layer.forward(x, Var(), self_mask, memory, cross_mask);
+  return layer.forward(x, self_mask, memory, cross_mask);
 }
 // The model embeds its inputs inside TransformerCore; this answer builds one to use it.
 Var transformer_input(const Var& table, const std::vector<int64_t>& ids, int64_t B, int64_t L) {
