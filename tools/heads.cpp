@@ -61,7 +61,7 @@ HeadChoice choose_heads(const Args& a, const ModelConfig& c, const std::string& 
   return h;
 }
 
-std::vector<std::vector<HeatmapPanel>> head_panels(const TransformerAttentionMaps& maps, const HeadChoice& h) {
+std::vector<std::vector<HeatmapPanel>> head_panels(const AttentionMaps& maps, const HeadChoice& h) {
   const std::vector<Tensor>& per_layer = h.kind == "cross" ? maps.cross : h.kind == "encoder" ? maps.encoder : maps.self;
   std::vector<std::vector<HeatmapPanel>> grid;
   for (int64_t l = 0; l < h.layers; ++l) {

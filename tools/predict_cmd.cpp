@@ -15,7 +15,6 @@
 #include "models/data.h"
 #include "models/decoder_model.h"
 #include "models/evaluate.h"
-#include "models/transformer.h"
 #include "models/translate.h"
 #include "tensor/math.h"
 #include "tools/common.h"
@@ -238,9 +237,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
   AxisCaptions axes;
   std::string picked;  // "cross-attention, layer 1 (of 0-1), head 3 (of 0-3)": HeadChoice::describe
   if (choice) {
-    const auto& t = dynamic_cast<const TransformerSeq2Seq&>(*m.model);
-    const TransformerAttentionMaps maps = t.attention_maps(src, best.tokens);
-    grid = head_panels(maps, *choice);
+    grid = head_panels(m.model->attention_maps(src, best.tokens), *choice);
     attention = grid.front().front().weights;
     if (kind == "encoder") {  // each source token (a query) reading every source token (the keys)
       axes = {"source (keys)", "source (queries)"};
