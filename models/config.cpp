@@ -188,6 +188,18 @@ int64_t ModelConfig::source_limit() const {
   return has_position_table ? max_src_len : INT64_MAX;
 }
 
+std::string ModelConfig::shape() const {
+  if (!has_layers())
+    return cell + " cell" + (bidirectional ? ", bidirectional" : "") + (input_feeding ? ", input feeding" : "");
+  const std::string norm = norm_first ? ", pre-norm" : ", post-norm";
+  const std::string rest = ", " + positions + " positions" + (share_embeddings ? ", shared embeddings" : "");
+  if (is_decoder())
+    return std::to_string(layers) + " layers, " + std::to_string(heads) + " heads, d " + std::to_string(embed) +
+           (attention_only ? ", attention only" : ", ff " + std::to_string(ff) + norm) + rest;
+  return std::to_string(layers) + "+" + std::to_string(layers) + " layers, " + std::to_string(heads) + " heads, d " +
+         std::to_string(embed) + ", ff " + std::to_string(ff) + norm + rest;
+}
+
 std::string ModelConfig::describe() const {
   if (is_decoder())
     return "decoder-only (D " + std::to_string(embed) + ", " + std::to_string(layers) + " layers, " +

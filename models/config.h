@@ -64,6 +64,12 @@ struct ModelConfig {
   // position (location attention's W_a, the transformer's learned positions); no limit
   // (INT64_MAX) for the others, which read a source of any length.
   int64_t source_limit() const;
+  // Whether it has attention weights to draw (over the source, or a decoder-only model's over
+  // its own sequence): every model but plain.
+  bool has_attention() const { return kind() != ModelKind::kPlain; }
+  // Its shape in the words of heed train's first line: "gru cell, bidirectional", "2+2 layers,
+  // 4 heads, d 32, ff 128, post-norm, sinusoidal positions".
+  std::string shape() const;
   // The model in words, for titles and captions: "additive attention (gru, bidirectional
   // encoder)", "transformer (D 32, 2+2 layers, 4 heads)".
   std::string describe() const;

@@ -176,12 +176,10 @@ int cmd_predict(const std::vector<std::string>& argv) {
                   "heed eval --load scores it");
   std::optional<HeadChoice> choice;  // what --attention, --layer and --head ask for
   if (pick) choice = choose_heads(a, m.model->config(), kind, all_heads);
-  if (a.has("--svg") && m.model->config().kind() == ModelKind::kPlain) throw a.error("--svg: the plain model has no attention to draw");
   const Vocab& sv = m.src_vocab;  // the file's vocabularies
   const Vocab& tv = m.tgt_vocab;
-  const std::string& model_name = m.model->config().model;
-  if (model_name == "plain" && a.has("--svg")) throw a.error("--svg: the plain model has no attention to draw");
-  if (model_name == "plain" && a.has("--html")) throw a.error("--html: the plain model has no attention to explore");
+  if (!m.model->has_attention() && a.has("--svg")) throw a.error("--svg: the plain model has no attention to draw");
+  if (!m.model->has_attention() && a.has("--html")) throw a.error("--html: the plain model has no attention to explore");
   std::vector<int64_t> src;
   if (const auto* data = dynamic_cast<const DataTask*>(m.task.get())) {
     // Free text, split by the rule the model was trained with; unknown words become <unk>.

@@ -231,7 +231,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   plan.json = a.has("--json");
   plan.checkpoint_every = a.integer("--checkpoint-every", 0, 0, 100000000);
   plan.weights_only = a.has("--weights-only");
-  plan.watch = parse_watch_flags(a, config.model);
+  plan.watch = parse_watch_flags(a, config);
   check_step_memory(config, opt.batch, plan.task->max_len());
   if (a.has("--load")) adopt_loaded_model(plan, a);
   choose_film_heads(a, plan.config, plan.watch);  // the model's shape is now known
@@ -288,21 +288,8 @@ void print_start(const TrainPlan& plan, const Model& model, const Trainer& train
   const TrainOptions& opt = plan.opt;
   const Task* task = plan.task.get();
   const std::string& save = plan.save;
-  std::string shape = config.cell + " cell" + (config.bidirectional ? ", bidirectional" : "") +
-                      (config.input_feeding ? ", input feeding" : "");
-  if (config.kind() == ModelKind::kTransformer)
-    shape = std::to_string(config.layers) + "+" + std::to_string(config.layers) + " layers, " +
-            std::to_string(config.heads) + " heads, d " + std::to_string(config.embed) + ", ff " +
-            std::to_string(config.ff) + (config.norm_first ? ", pre-norm" : ", post-norm") + ", " + config.positions +
-            " positions" + (config.share_embeddings ? ", shared embeddings" : "");
-  if (config.is_decoder())
-    shape = std::to_string(config.layers) + " layers, " + std::to_string(config.heads) + " heads, d " +
-            std::to_string(config.embed) +
-            (config.attention_only ? std::string(", attention only")
-                                   : ", ff " + std::to_string(config.ff) + (config.norm_first ? ", pre-norm" : ", post-norm")) +
-            ", " + config.positions + " positions" + (config.share_embeddings ? ", shared embeddings" : "");
   std::printf("training %s (%s, %lld parameters) on %s, %lld steps of %lld sequences\n", config.model.c_str(),
-              shape.c_str(), static_cast<long long>(model.num_parameters()), task->name().c_str(),
+              config.shape().c_str(), static_cast<long long>(model.num_parameters()), task->name().c_str(),
               static_cast<long long>(opt.steps), static_cast<long long>(opt.batch));
   if (const auto* d = dynamic_cast<const DataTask*>(task)) {
     const DataCounts& c = d->train_counts();

@@ -50,14 +50,14 @@ int screen_lines(const std::string& text, int columns) {
 
 }  // namespace
 
-WatchPlan parse_watch_flags(const Args& a, const std::string& model) {
+WatchPlan parse_watch_flags(const Args& a, const ModelConfig& c) {
   WatchPlan plan;
   plan.watch = a.has("--watch");
   plan.film = a.text("--film", "");
   if (a.has("--film") && plan.film.empty()) throw a.error("--film needs a file name");
   plan.every = a.integer("--watch-every", kDefaultWatchEvery, 1, 100000000);
   if (a.has("--watch-every") && !plan.any()) throw a.error("--watch-every needs --watch or --film");
-  if (plan.any() && model == "plain")
+  if (plan.any() && !c.has_attention())
     throw a.error(std::string(plan.film.empty() ? "--watch" : "--film") +
                   ": the plain model has no attention matrix to show (it reads only the encoder's last state); "
                   "choose --model additive, general, dot, scaled, cosine or location");
