@@ -12,28 +12,16 @@
 #include <vector>
 
 #include "autograd/functions.h"
+#include "exercises/check/14_check.h"  // decoder_config
 #include "models/heads.h"
 #include "tests/heed_cli.h"
 #include "tests/precision.h"
 
 using namespace heed;
+using heed::check::decoder_config;
 using heed::test::tol;
 
 namespace {
-
-// An attention-only decoder over the repeat task's V symbols (3 special tokens before them).
-ModelConfig decoder_config(int64_t V, int64_t D, int64_t layers, int64_t heads) {
-  ModelConfig c;
-  c.model = "decoder";
-  c.src_vocab = c.tgt_vocab = V + 3;
-  c.embed = D;
-  c.layers = layers;
-  c.heads = heads;
-  c.attention_only = true;
-  c.positions = "learned";
-  c.max_src_len = 32;
-  return c;
-}
 
 Var& param(std::vector<std::pair<std::string, Var>>& params, const std::string& name) {
   for (auto& [n, v] : params)
