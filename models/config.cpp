@@ -18,13 +18,21 @@ int64_t parse_int(const std::map<std::string, std::string>& meta, const std::str
   return parse_int64(it->second, "model config: '" + key + "'");
 }
 
+// Each kind and its name, in ModelKind's order.
+const std::pair<const char*, ModelKind> kNames[] = {
+    {"plain", ModelKind::kPlain},   {"additive", ModelKind::kAdditive}, {"general", ModelKind::kGeneral},
+    {"dot", ModelKind::kDot},       {"scaled", ModelKind::kScaled},     {"cosine", ModelKind::kCosine},
+    {"location", ModelKind::kLocation}, {"transformer", ModelKind::kTransformer}, {"decoder", ModelKind::kDecoder}};
+
 }  // namespace
 
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const auto& [n, k] : kNames) names.push_back(n);
+  return names;
+}
+
 ModelKind model_kind(const std::string& name) {
-  static const std::pair<const char*, ModelKind> kNames[] = {
-      {"plain", ModelKind::kPlain},   {"additive", ModelKind::kAdditive}, {"general", ModelKind::kGeneral},
-      {"dot", ModelKind::kDot},       {"scaled", ModelKind::kScaled},     {"cosine", ModelKind::kCosine},
-      {"location", ModelKind::kLocation}, {"transformer", ModelKind::kTransformer}, {"decoder", ModelKind::kDecoder}};
   for (const auto& [n, k] : kNames)
     if (name == n) return k;
   throw Error("model config: unknown model '" + name +

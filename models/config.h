@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tensor/real.h"
 
@@ -18,6 +19,8 @@ namespace heed {
 enum class ModelKind { kPlain, kAdditive, kGeneral, kDot, kScaled, kCosine, kLocation, kTransformer, kDecoder };
 // The kind `name` spells; heed::Error listing the names for any other.
 ModelKind model_kind(const std::string& name);
+// Every kind's name, in ModelKind's order: what --model accepts.
+std::vector<std::string> model_names();
 // general, dot, scaled, cosine, location: Luong's models (attend with s_t, attentional state h~_t).
 bool is_luong(ModelKind kind);
 

@@ -184,9 +184,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   if (!plan.task) plan.task = make_task(task_name, a.integer("--vocab", 10, 1, SymbolTask::kMaxVocab), min_len, max_len);
 
   ModelConfig& config = plan.config;
-  config.model =
-      a.choice("--model", "additive",
-               {"plain", "additive", "general", "dot", "scaled", "cosine", "location", "transformer", "decoder"});
+  config.model = a.choice("--model", "additive", model_names());
   // A decoder-only model reads one sequence: repeat and german are one already; the other tasks
   // are written as one, source <sep> target (OneSequenceTask, models/tasks.h). german has no
   // source for an encoder to read.
