@@ -283,30 +283,40 @@ endif
 #       pkg-config --cflags --libs heed   (C++20, -ffp-contract=off, -I, -L, -l; the float one adds
 #       -DHEED_REAL_FLOAT). docs/library.md shows a program built with it; examples/ has two.
 # The libraries are built as make builds build/ (CXXFLAGS; ARCH: the instruction set of this machine).
-# make uninstall removes exactly these files, then the folders under include/heed if they are empty.
+# make uninstall removes exactly these files, then the folders under include/heed and those install
+# made (include/heed/.made-folders lists them) if they are empty. PREFIX may hold any character but
+# a newline: the shell gets it as one quoted word, and the pkg-config files escape it.
 PREFIX  ?= /usr/local
 DESTDIR ?=
 INSTALL_DIRS    := tensor autograd nn models io viz
 INSTALL_HEADERS := $(sort $(wildcard $(addsuffix /*.h,$(INSTALL_DIRS))))
 INSTALL_TO       = $(DESTDIR)$(PREFIX)
+# PREFIX and the install folder as one word each to the shell, single-quoted ('it'\''s').
+PREFIX_WORD      = '$(subst ','\'',$(PREFIX))'
+INSTALL_TO_WORD  = '$(subst ','\'',$(INSTALL_TO))'
+# Each install recipe's start: `to`, the folder; made_dirs DIR, mkdir -p that adds the folders it
+# makes to $$made, one a line, which the recipe appends to include/heed/.made-folders.
+install_sh = set -e; to=$(INSTALL_TO_WORD); nl=$$(printf '\nx'); nl=$${nl%x}; made=; \
+  made_dirs() { [ -d "$$1" ] || { made_dirs "$$(dirname "$$1")"; mkdir "$$1"; made="$$made$$1$$nl"; }; }
+made_record = printf '%s' "$$made" >>"$$to/include/heed/.made-folders"
 # The sed program that rewrites a header's includes of heed's own folders.
 INSTALL_REWRITE := s,^([[:space:]]*\#[[:space:]]*include[[:space:]]*")($(subst $(eval) ,|,$(INSTALL_DIRS)))/,\1heed/\2/,
 # $(call pkg_config,NAME,DESCRIPTION,EXTRA CFLAGS): a pkg-config file's text, lines as printf's arguments.
-pkg_config = 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' 'Name: $(1)' \
+pkg_config = "prefix=$$(printf '%s\n' $(PREFIX_WORD) | sed 's/[[:space:]\"'\'']/\\&/g')" 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' 'Name: $(1)' \
   'Description: heed, an autodiff framework that teaches attention ($(2))' 'Version: 0.3' \
   'Cflags: -std=c++20 -ffp-contract=off$(3) -I$${includedir}' 'Libs: -L$${libdir} -l$(1)'
 # make install is its three parts: the headers, then each library with its pkg-config file
 # (make install-double or install-float installs the headers and one of them).
 install: install-double install-float
 install-headers:
-	@set -e; to='$(INSTALL_TO)'; \
+	@$(install_sh); made_dirs "$$to/include/heed"; $(made_record); \
 	 for h in $(INSTALL_HEADERS); do \
 	   mkdir -p "$$to/include/heed/$${h%/*}"; \
 	   sed -E '$(INSTALL_REWRITE)' "$$h" >"$$to/include/heed/$$h"; chmod 644 "$$to/include/heed/$$h"; \
 	 done; \
 	 echo "installed in $$to: include/heed/ ($(words $(INSTALL_HEADERS)) headers)"
 # $(call install_lib,LIBRARY,NAME,DESCRIPTION,EXTRA CFLAGS): LIBRARY as lib/libNAME.a, and NAME.pc.
-install_lib = set -e; to='$(INSTALL_TO)'; mkdir -p "$$to/lib/pkgconfig"; \
+install_lib = $(install_sh); made_dirs "$$to/lib/pkgconfig"; $(made_record); \
   cp $(1) "$$to/lib/lib$(2).a"; chmod 644 "$$to/lib/lib$(2).a"; \
   printf '%s\n' $(call pkg_config,$(2),$(3),$(4)) >"$$to/lib/pkgconfig/$(2).pc"; \
   echo "installed in $$to: lib/lib$(2).a, lib/pkgconfig/$(2).pc ($(3))"
@@ -315,11 +325,12 @@ install-double: $(LIB) install-headers
 install-float: $(FLOAT_LIB) install-headers
 	@$(call install_lib,$(FLOAT_LIB),heed-float,reals are float, -DHEED_REAL_FLOAT)
 uninstall:
-	@to='$(INSTALL_TO)'; \
+	@to=$(INSTALL_TO_WORD); made=$$(cat "$$to/include/heed/.made-folders" 2>/dev/null); \
 	 rm -f $(foreach h,$(INSTALL_HEADERS),"$$to/include/heed/$(h)") "$$to/lib/libheed.a" "$$to/lib/libheed-float.a" \
-	   "$$to/lib/pkgconfig/heed.pc" "$$to/lib/pkgconfig/heed-float.pc"; \
+	   "$$to/lib/pkgconfig/heed.pc" "$$to/lib/pkgconfig/heed-float.pc" "$$to/include/heed/.made-folders"; \
 	 for d in $(INSTALL_DIRS); do rmdir "$$to/include/heed/$$d" 2>/dev/null; done; \
 	 rmdir "$$to/include/heed" 2>/dev/null; \
+	 printf '%s\n' "$$made" | LC_ALL=C sort -r | while IFS= read -r d; do [ -z "$$d" ] || rmdir "$$d" 2>/dev/null; done; \
 	 echo "removed heed's files from $$to"
 # ---- (end of heed as a library)
 

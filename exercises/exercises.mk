@@ -123,19 +123,23 @@ exercise-commands:
 # make student-edition DIR=folder writes the repository as a class hands it out: every file of the
 # checkout (git's list, with files not yet committed; without git, every file but the builds) except
 # the solutions, the wrong answers and the self-test (with the tests of your own heed, which build on
-# the solutions: tests/yours_*). DIR must not exist: nothing is overwritten.
-EDITION_LEAVES_OUT := exercises/solutions/% tests/exercises/% tests/exercises_test.cpp tests/yours_%
+# the solutions: tests/yours_*). DIR must not exist: nothing is overwritten. The names go through
+# NUL-separated lists, so a file of any name is kept; the build folders are left out by name.
+EDITION_LEAVES_OUT := exercises/solutions/% tests/exercises/% tests/exercises_test.cpp tests/exercises_edition_test.cpp \
+  tests/yours_%
+EDITION_BUILDS := $(sort $(BUILD) $(FLOAT_BUILD) build-clang build-libcxx build-gcc11 build-aarch64 build-O0 $(YOURS))
 .PHONY: student-edition student-edition-test student-edition-ready
 student-edition:
 	@if [ -z "$(DIR)" ]; then echo "usage: make student-edition DIR=folder (a folder that does not exist yet)" >&2; exit 2; fi; \
-	 if [ -e "$(DIR)" ]; then echo "student-edition: $(DIR) exists; name a new folder (nothing is overwritten)" >&2; exit 2; fi; \
+	 if [ -e "$(DIR)" ] || [ -L "$(DIR)" ]; then echo "student-edition: $(DIR) exists; name a new folder (nothing is overwritten)" >&2; exit 2; fi; \
 	 if [ -z "$(EX_FULL)" ]; then echo "student-edition: this is an edition already (no tests/exercises/)" >&2; exit 2; fi; \
-	 { git ls-files --cached --others --exclude-standard 2>/dev/null || \
-	   find . -type f ! -path './build*' ! -path './.git/*' | sed 's|^\./||'; } | sort -u | \
-	   grep -v -e '^exercises/solutions/' -e '^tests/exercises/' -e '^tests/exercises_test\.cpp$$' -e '^tests/yours_' -e '^build' | \
-	   while read -r f; do [ -f "$$f" ] && printf '%s\n' "$$f"; done >$(BUILD)/student-edition.files || exit 1; \
-	 mkdir -p "$(DIR)" && tar -cf - -T $(BUILD)/student-edition.files | tar -C "$(DIR)" -xf - && \
-	 echo "student-edition: $(DIR) holds $$(wc -l <$(BUILD)/student-edition.files) files (no solutions, no self-test)"
+	 { git ls-files -z --cached --others --exclude-standard 2>/dev/null || \
+	   find . \( -path ./.git $(foreach b,$(EDITION_BUILDS),-o -path ./$(b)) \) -prune -o -type f -print0; } | \
+	   xargs -0 sh -c 'for f; do f=$${f#./}; [ -f "$$f" ] && printf "%s\0" "$$f"; done; true' sh | LC_ALL=C sort -zu | \
+	   grep -zv -e '^exercises/solutions/' -e '^tests/exercises/' -e '^tests/exercises_test\.cpp$$' -e '^tests/yours_' \
+	     -e '^tests/exercises_edition_test\.cpp$$' $(foreach b,$(EDITION_BUILDS),-e '^$(b)/') >$(BUILD)/student-edition.files || exit 1; \
+	 mkdir -p "$(DIR)" && tar --null -cf - -T $(BUILD)/student-edition.files | tar -C "$(DIR)" -xf - && \
+	 echo "student-edition: $(DIR) holds $$(tr -cd '\000' <$(BUILD)/student-edition.files | wc -c | tr -d ' ') files (no solutions, no self-test)"
 
 # make test's check of the edition: one in $(BUILD)/student-edition, its make test run. The objects
 # already built are copied in with their times (tar keeps them, and the sources' too), so that only

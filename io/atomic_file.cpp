@@ -29,21 +29,6 @@ std::string temp_name(const std::string& name, const std::string& suffix) {
   return "." + name.substr(0, std::min(name.size(), room)) + suffix;
 }
 
-// The file a write to `path` replaces: `path` with its symlinks followed, so that the link is
-// kept and its target replaced. A dangling link's target is created.
-std::filesystem::path write_target(const std::filesystem::path& path) {
-  std::filesystem::path p = path;
-  for (int hops = 0; hops < 40; ++hops) {  // the kernel's own limit on links followed
-    struct stat st{};
-    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
-    std::error_code ec;
-    std::filesystem::path to = std::filesystem::read_symlink(p, ec);
-    if (ec) return p;
-    p = to.is_absolute() ? to : p.parent_path() / to;
-  }
-  return p;
-}
-
 // Removes the temporaries of `name` in `dir` that a process no longer running left behind
 // (a kill -9 during a save): ".NAME.tmp-PID-N" whose PID is not alive. Best effort.
 void remove_stale_temporaries(const std::filesystem::path& dir, const std::string& name) {
@@ -65,6 +50,8 @@ void remove_stale_temporaries(const std::filesystem::path& dir, const std::strin
 }  // namespace
 
 AtomicFile::AtomicFile(const std::string& path, const char* op) : path_(path), op_(op) {
+  if (const int fd = output_stream(path); fd >= 0)
+    fail("is a stream (descriptor " + std::to_string(fd) + "), not a file to replace whole; give a file name");
   std::filesystem::path target = write_target(path);
   target_ = target.string();
   check_replaceable(target_, op_);  // names the file itself, the target of a link
@@ -126,7 +113,35 @@ void AtomicFile::commit(const BeforeRenameHook& before_rename) {
 
 void AtomicFile::fail(const std::string& what) const { throw Error(op_ + ": " + path_ + ": " + what); }
 
+namespace {
+
+// Appends `text` to descriptor `fd`, after what heed's own stdout and stderr hold back.
+void write_stream(int fd, const std::string& path, std::string_view text) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const char* p = text.data();
+  size_t n = text.size();
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) throw Error("write_text_file: " + path + ": cannot write: " + std::strerror(errno));
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+// The descriptor a stream output writes to is open for writing (heed::Error otherwise).
+void check_stream(int fd, const std::string& path) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0) throw Error("check_writable: " + path + ": descriptor " + std::to_string(fd) + " is not open");
+  if ((flags & O_ACCMODE) == O_RDONLY)
+    throw Error("check_writable: " + path + ": descriptor " + std::to_string(fd) + " is open for reading only");
+}
+
+}  // namespace
+
 void write_text_file(const std::string& path, std::string_view text, const BeforeRenameHook& before_rename) {
+  if (const int fd = output_stream(path); fd >= 0) return write_stream(fd, path, text);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw Error("write_text_file: " + path + ": is a folder; give a file name");
@@ -135,10 +150,12 @@ void write_text_file(const std::string& path, std::string_view text, const Befor
   out.commit(before_rename);
 }
 
-void check_writable(const std::string& path) {
+void check_writable(const std::string& path, bool force) {
+  if (const int fd = output_stream(path); fd >= 0) return check_stream(fd, path);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw Error("check_writable: " + path + ": is a folder; give a file name");
+  if (!force) check_not_protected(path, "check_writable");
   AtomicFile probe(path, "check_writable");  // created, then removed when it goes out of scope
 }
 

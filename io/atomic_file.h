@@ -6,8 +6,9 @@
 // the operation and the path.
 //
 // What is replaced: only a regular file (a folder, device, FIFO or socket at the path is refused
-// before anything is written); a symlink is followed, so the link stays and its target is
-// replaced; the new file gets the permission bits of the one it replaces. The temporary name
+// before anything is written; so is a stream, io/paths.h's output_stream); a symlink is followed,
+// so the link stays and its target is replaced; the new file gets the permission bits of the one
+// it replaces (a write-protected file stays protected: check_writable is where it is refused). The temporary name
 // is cut to fit the folder's longest name, and temporaries of the same path that a killed
 // process left behind are removed by the next write. (A hard link to the old file keeps the
 // old content: rename gives the path a new inode.)
@@ -47,13 +48,16 @@ class AtomicFile {
   bool committed_ = false;
 };
 
-// Replaces `path` with `text` atomically (see above). heed::Error "write_text_file: PATH: ..."
-// if anything fails.
+// Replaces `path` with `text` atomically (see above); an output that is a stream (`-`,
+// /dev/stdout, ...: output_stream) gets `text` appended instead, after heed's own buffered
+// stdout and stderr. heed::Error "write_text_file: PATH: ..." if anything fails.
 void write_text_file(const std::string& path, std::string_view text, const BeforeRenameHook& before_rename = {});
 
 // Throws heed::Error unless a file can be written at `path` now: the folder must exist and take
-// a new file, and `path` must not be a folder. Finds out by creating and removing a temporary
-// file next to it, so a long run can fail before it starts instead of at its end.
-void check_writable(const std::string& path);
+// a new file, `path` must not be a folder, nor (unless `force`) a write-protected file
+// (check_not_protected). Finds out by creating and removing a temporary file next to it, so a
+// long run can fail before it starts instead of at its end. A stream passes when its descriptor
+// is open for writing.
+void check_writable(const std::string& path, bool force = false);
 
 }  // namespace heed

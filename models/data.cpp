@@ -322,6 +322,12 @@ double corpus_bleu(const std::vector<std::vector<std::string>>& hyps, const std:
   return counts.bleu();
 }
 
+int64_t output_cap(const ModelConfig& config, int64_t source_len) {
+  const int64_t cap = 2 * source_len + 10;
+  const bool table = config.is_transformer() && config.positions == "learned";
+  return table ? std::min(cap, config.max_src_len) : cap;
+}
+
 PairScore score_pairs(const Model& model, const Vocab& tgt_vocab, const PairSet& set, int64_t limit,
                       int64_t keep_outputs) {
   const int64_t n = std::min<int64_t>(limit, static_cast<int64_t>(set.pairs.size()));
@@ -343,13 +349,20 @@ PairScore score_pairs(const Model& model, const Vocab& tgt_vocab, const PairSet&
     for (int64_t y : batch.tgt_out) kept += y != Vocab::kPad;
     nll_sum += static_cast<double>(cross_entropy(logits, batch.tgt_out, Vocab::kPad).item()) * kept;
     nll_tokens += kept;
-    // One greedy decoding serves exact/token (its first L + 1 steps) and BLEU (up to <eos>).
-    const int64_t steps = std::max(batch.tgt_len, std::min(2 * batch.src_len + 10, model.config().max_src_len));
+    // One greedy decoding serves exact/token (its first L + 1 steps) and BLEU (up to <eos> or
+    // the sentence's own cap: a row's first k tokens are the same however many steps follow).
+    std::vector<int64_t> caps;
+    int64_t steps = batch.tgt_len;
+    for (const Example& e : examples) {
+      caps.push_back(output_cap(model.config(), static_cast<int64_t>(e.src.size())));
+      steps = std::max(steps, caps.back());
+    }
     Decoded d = model.greedy(batch, steps);
     score_decoded(d, batch, out.acc);
     for (int64_t b = 0; b < batch.batch; ++b) {
       std::vector<std::string> words;
-      for (int64_t id : d.tokens[b]) {
+      for (int64_t k = 0; k < caps[b]; ++k) {
+        const int64_t id = d.tokens[b][k];
         if (id == Vocab::kEos) break;
         words.push_back(tgt_vocab.token(id));
       }

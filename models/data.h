@@ -140,10 +140,15 @@ struct BleuCounts {
 double corpus_bleu(const std::vector<std::vector<std::string>>& hypotheses,
                  const std::vector<std::vector<std::string>>& references);
 
+// The most tokens a greedy output of a source of S tokens may have: 2 S + 10 (after that it has
+// gone astray), and no more than a table of learned target positions holds (max_src_len). The
+// same cap for eval --data, train's closing line and heed predict, sentence by sentence.
+int64_t output_cap(const ModelConfig& config, int64_t source_len);
+
 // A model scored on the first `limit` pairs of a set, in order, 100 at a time:
 // - exact and token as score_batch counts them (greedy decoding, the reference length + 1);
-// - BLEU of the greedy outputs, decoded until <eos> (at most max(T, min(2 S + 10, max_src_len))
-//   steps), against the references as written;
+// - BLEU of the greedy outputs, each decoded until <eos> or its own output_cap, so that a
+//   sentence's output never depends on the others in its batch, against the references as written;
 // - perplexity = exp(mean over the target tokens, <eos> included, of the teacher-forced
 //   cross-entropy).
 struct PairScore {

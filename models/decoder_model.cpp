@@ -259,7 +259,7 @@ std::vector<int64_t> sample_continuation(const Model& model, const std::vector<i
   while (static_cast<int64_t>(out.size()) < max_tokens) {
     const int64_t next = draw_token(logits.data(), logits.shape()[1], options, gen);
     out.push_back(next);
-    if (next == Vocab::kEos) break;
+    if (next == Vocab::kEos || static_cast<int64_t>(out.size()) == max_tokens) break;  // the last is not fed
     feed(next);
   }
   return out;

@@ -147,6 +147,7 @@ struct SamplingOptions {
 // Continues the sequence <bos> prompt with up to max_tokens tokens, stopping after an <eos>:
 // each next token is drawn from softmax(logits / temperature) over the top_k most probable
 // tokens (ties: the lower id first), with one gen.uniform() per token, on the per-layer cache.
+// The last token drawn is not fed back: positions used are 1 + prompt + max_tokens - 1.
 // Fixed prompt, options and gen state give the same tokens every time; draw_token in the .cpp
 // is the whole rule, as one plain loop. REQUIRES: a decoder-only model (its decoding reads no
 // source), temperature >= 0, top_k >= 0 (else heed::Error).

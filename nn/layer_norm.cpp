@@ -12,8 +12,9 @@ Var layer_norm(const Var& x, const Var& weight, const Var& bias, real eps) {
     throw Error("layer_norm: input " + shape_str(s) + ", weight " + shape_str(weight.shape()) + " and bias " +
                 shape_str(bias.shape()) + " must be (..., D), (D), (D)");
   if (!(eps > 0)) throw Error("layer_norm: eps is " + std::to_string(eps) + ", must be > 0");
-  // Each line is one autograd op, so backward is the chain rule through them; the gradient of
-  // the mean reaches every element of its row (d mean / d x_i = 1 / D).
+  // Five lines, nine autograd ops (mean, -, *, mean, + eps, sqrt, /, *, +; each mean is a sum
+  // and a scaling), so backward is the chain rule through them; the gradient of the mean reaches
+  // every element of its row (d mean / d x_i = 1 / D).
   Var mu = mean(x, -1, true);            // (..., 1)
   Var xc = x - mu;                       // (..., D) centred
   Var var = mean(xc * xc, -1, true);     // (..., 1) biased: divided by D

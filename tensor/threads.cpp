@@ -172,17 +172,12 @@ Pool& pool() {
 int parse_threads(const char* what, const char* text) {
   const std::string s = text;
   const std::string range = "a whole number from 1 to " + std::to_string(kMaxThreads);
-  size_t used = 0;
-  long long v = 0;
-  bool ok = !s.empty() && s.find_first_not_of("0123456789+-") == std::string::npos;
-  if (ok) {
-    try {
-      v = std::stoll(s, &used);
-    } catch (const std::exception&) {
-      ok = false;  // out of long long's range
-    }
-  }
-  if (!ok || used != s.size()) throw Error(std::string(what) + " '" + s + "': not a number; it must be " + range);
+  // An optional '-' and decimal digits, as every whole number heed reads (io/parse.h): no '+',
+  // no space. Past nine digits it is out of range whatever it is.
+  const size_t digits = s.empty() ? 0 : s.size() - (s[0] == '-' ? 1 : 0);
+  if (digits == 0 || s.find_first_not_of("0123456789", s.size() - digits) != std::string::npos)
+    throw Error(std::string(what) + " '" + s + "': not a number; it must be " + range);
+  const long long v = digits > 9 ? -1 : std::stoll(s);
   if (v < 1 || v > kMaxThreads) throw Error(std::string(what) + " " + s + ": out of range; it must be " + range);
   return static_cast<int>(v);
 }

@@ -181,7 +181,7 @@ TEST_SUITE("exercises") {
 
   // The script builds with the default build's commands (make exercise-commands) in build/: make
   // test runs it; the suites run from other builds (make sanitize, test-clang, test-float) skip it.
-  TEST_CASE("exercises: grade_exercises.sh grades three students" * DOUBLE_ONLY(kGradcheckReason) *
+  TEST_CASE("exercises: grade_exercises.sh grades four students" * DOUBLE_ONLY(kGradcheckReason) *
             doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
     // Three copies of chapters 01 and 12, taken from the solutions: one all right, one whose
     // softmax forgets to subtract the row's maximum (NaN on large logits: wrong), one whose causal
@@ -209,7 +209,12 @@ TEST_SUITE("exercises") {
     write_text(s + "/all_right/exercises/12_attention_zoo/exercises.cpp", sol12);
     write_text(s + "/one_wrong/exercises/01_tensors/exercises.cpp", wrong01);
     write_text(s + "/one_wrong/exercises/12_attention_zoo/exercises.cpp", sol12);
-    write_text(s + "/one_refused/exercises/01_tensors/exercises.cpp", sol01);
+    // The same answer with other comments and spacing: listed as identical to all_right's.
+    std::string respaced01 = "// my own work\n" + sol01;
+    for (size_t at; (at = respaced01.find("\n  ")) != std::string::npos;) respaced01.replace(at, 3, "\n\t/* */ ");
+    write_text(s + "/one_refused/exercises/01_tensors/exercises.cpp", respaced01);
+    // A chapter that does not compile counts its three exercises as not passed; chapter 12 not handed in.
+    write_text(s + "/no_build/exercises/01_tensors/exercises.cpp", sol01 + "\nthis line does not compile\n");
     write_text(s + "/one_refused/exercises/12_attention_zoo/exercises.cpp", refused12);
     int status = 0;
     const std::string out = run_command("CHAPTERS='01 12' tools/grade_exercises.sh " + s + " " + (root / "out").string(), &status);
@@ -219,11 +224,27 @@ TEST_SUITE("exercises") {
     CHECK(table ==
           "student              01     12   total  notes\n"
           "all_right           3/3    3/3     6/6  \n"
+          "no_build            0/3    0/3     0/6  01 does not compile\n"
           "one_refused         3/3    2/3     5/6  12.2 refused\n"
           "one_wrong           2/3    3/3     5/6  01.3 wrong\n");
+    CHECK(read_text((root / "out" / "table.csv").string()) ==
+          "student,01.1,01.2,01.3,12.1,12.2,12.3\n"
+          "all_right,passed,passed,passed,passed,passed,passed\n"
+          "no_build,wrong,wrong,wrong,not done,not done,not done\n"
+          "one_refused,passed,passed,passed,passed,refused,passed\n"
+          "one_wrong,passed,passed,wrong,passed,passed,passed\n");
+    // Identical answers, whitespace and comments aside (the untouched chapter 12 of no_build is none).
+    CHECK(read_text((root / "out" / "identical.txt").string()) ==
+          "chapter 01: all_right, one_refused\n"
+          "chapter 12: all_right, one_wrong\n");
     // Each student's document follows the schema.
     const heed::Json schema = documented_schema();
-    for (const char* name : {"all_right", "one_wrong", "one_refused"}) {
+    const heed::Json no_build = heed::parse_json(read_text((root / "out" / "no_build.json").string()));
+    const heed::Json& unbuilt = no_build.find("chapters")->as_array()[0];
+    CHECK(!unbuilt.find("compiles")->as_bool());
+    CHECK(unbuilt.find("counts")->find("total")->as_int() == 3);
+    CHECK(unbuilt.find("counts")->find("wrong")->as_int() == 3);
+    for (const char* name : {"all_right", "one_wrong", "one_refused", "no_build"}) {
       const heed::Json doc = heed::parse_json(read_text((root / "out" / (std::string(name) + ".json")).string()));
       std::vector<std::string> errors;
       validate(doc, schema, name, errors);

@@ -205,6 +205,36 @@ TEST_SUITE("install") {
     uninstall_leaves_the_users(s, work, prefix);
   }
 
+  TEST_CASE("make install-double PREFIX with a space and a quote: pkg-config keeps -I whole; uninstall removes the folders it made" *
+            doctest::skip(kNotDouble)) {
+    if (test::tools_missing({"pkg-config"}, "the install test", "apt-get install pkg-config")) return;
+    REQUIRE(fs::exists("build/libheed.a"));
+    Scratch s("install-odd-prefix");
+    const std::string prefix = s.path("my prefix/it's heed");
+    fs::create_directories(prefix + "/lib");  // the user's, empty: uninstall must leave it
+    // PREFIX as the shell passes it: in single quotes, the quote itself written '\''.
+    std::string quoted = "'";
+    for (char c : prefix) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    quoted += "'";
+    Shell inst = sh(s, s.folder(), make("install-double PREFIX=" + quoted));
+    INFO(inst.out);
+    REQUIRE(inst.status == 0);
+    CHECK(fs::exists(prefix + "/include/heed/nn/linear.h"));
+    // The flags as a shell reads pkg-config's answer (eval): -I and -L are one word each.
+    Shell flags = sh(s, s.folder(), "PKG_CONFIG_PATH=" + quoted + "/lib/pkgconfig; export PKG_CONFIG_PATH; "
+                                    "eval \"set -- $(pkg-config --cflags --libs heed)\"; for a; do echo \"[$a]\"; done");
+    INFO(flags.out);
+    CHECK(flags.out.find("[-I" + prefix + "/include]") != std::string::npos);
+    CHECK(flags.out.find("[-L" + prefix + "/lib]") != std::string::npos);
+    Shell un = sh(s, s.folder(), make("uninstall PREFIX=" + quoted));
+    INFO(un.out);
+    CHECK(un.status == 0);
+    CHECK(!fs::exists(prefix + "/include"));   // made by install, empty now
+    CHECK(!fs::exists(prefix + "/lib/pkgconfig"));
+    CHECK(fs::is_directory(prefix + "/lib"));  // the user's
+    CHECK(files_under(s.path("my prefix")) == 0);
+  }
+
   TEST_CASE("make install-double DESTDIR=stage PREFIX=/opt/heed: files in the stage, pkg-config files naming /opt/heed" *
             doctest::skip(kNotDouble)) {
     REQUIRE(fs::exists("build/libheed.a"));
@@ -221,5 +251,6 @@ TEST_SUITE("install") {
     Shell un = sh(s, s.folder(), make("uninstall PREFIX=/opt/heed DESTDIR='" + stage + "'"));
     CHECK(un.status == 0);
     CHECK(files_under(stage) == 0);
+    CHECK(!fs::exists(stage));  // every folder install made, and only those, is gone
   }
 }

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "io/parse.h"
@@ -11,7 +12,7 @@ namespace heed {
 Error Args::error(const std::string& message) const { return Error("heed " + command_ + ": " + message); }
 
 Args::Args(std::string command, const std::vector<std::string>& argv, const std::set<std::string>& valued,
-           const std::set<std::string>& switches, int64_t max_positional)
+           const std::set<std::string>& switches, int64_t max_positional, const std::set<std::string>& may_be_empty)
     : command_(std::move(command)) {
   const std::string hint = " (see heed " + command_ + " --help)";
   for (size_t i = 0; i < argv.size(); ++i) {
@@ -35,7 +36,7 @@ Args::Args(std::string command, const std::vector<std::string>& argv, const std:
         if (i + 1 >= argv.size()) throw error(name + " needs a value");
         value = argv[++i];
       }
-      if (value.empty()) throw error(name + " needs a value");
+      if (value.empty() && !may_be_empty.count(name)) throw error(name + " needs a value");
       values_[name] = value;
     } else if (a.size() > 1 && a[0] == '-' && !(a[1] >= '0' && a[1] <= '9')) {
       throw error("unknown flag " + a + hint);
@@ -81,6 +82,13 @@ int64_t Args::integer(const std::string& flag, int64_t fallback, int64_t lo, int
 
 namespace {
 
+// A range's end as a person writes it: 0, 0.99, 1000000 (not 0.000000).
+std::string shown(real v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", static_cast<double>(v));
+  return text;
+}
+
 // The flag's value as a finite number (heed::Error naming the flag when it is not one).
 real finite_number(const Args& a, const std::string& flag, const std::string& s) {
   char* end = nullptr;
@@ -97,7 +105,7 @@ real Args::number(const std::string& flag, real fallback, real lo, real hi) cons
   if (it == values_.end()) return fallback;
   const real v = finite_number(*this, flag, it->second);
   if (!(v > lo && v <= hi))
-    throw error(flag + ": " + it->second + " is out of range (" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    throw error(flag + ": " + it->second + " is out of range (" + shown(lo) + ", " + shown(hi) + "]");
   return v;
 }
 
@@ -107,7 +115,7 @@ real Args::number_from(const std::string& flag, real fallback, real lo, real hi)
   if (it == values_.end()) return fallback;
   const real v = finite_number(*this, flag, it->second);
   if (!(v >= lo && v <= hi))
-    throw error(flag + ": " + it->second + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    throw error(flag + ": " + it->second + " is out of range [" + shown(lo) + ", " + shown(hi) + "]");
   return v;
 }
 

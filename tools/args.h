@@ -16,8 +16,10 @@ namespace heed {
 
 class Args {
  public:
+  // `may_be_empty`: the valued flags that take "" (documented so: sample's --prompt).
   Args(std::string command, const std::vector<std::string>& argv, const std::set<std::string>& valued,
-       const std::set<std::string>& switches, int64_t max_positional = 0);
+       const std::set<std::string>& switches, int64_t max_positional = 0,
+       const std::set<std::string>& may_be_empty = {});
 
   bool has(const std::string& flag) const;
   std::string text(const std::string& flag, const std::string& fallback) const;

@@ -51,7 +51,8 @@ const char* kBenchHelp =
     "                    per point; prints a Markdown table. --json ends stdout with one JSON\n"
     "                    array of the points' objects instead of one object\n"
     "  --model M1,M2,... with --sweep: several models, one line each in the chart\n"
-    "  --svg FILE        with --sweep or --from: an SVG chart of ms/step against the value\n"
+    "  --svg FILE        with --sweep or --from: an SVG chart of ms/step against the value (--force:\n"
+    "                    replace it even when it is write-protected)\n"
     "  --from FILE       time nothing: read the points of earlier sweeps (JSON objects or arrays,\n"
     "                    one per line: heed bench --json, reference/pytorch/bench_step.py) and\n"
     "                    print them side by side (tools/bench_sweep.sh does this with PyTorch)\n"
@@ -137,7 +138,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
   std::set<std::string> valued = {"--config", "--model", "--cell",        "--embed", "--hidden", "--batch", "--len",
                                   "--steps",  "--warmup", "--watch-every", "--sweep", "--svg",    "--from"};
   valued.insert(kTransformerFlags.begin(), kTransformerFlags.end());
-  Args a("bench", argv, valued, {"--json", "--help", "--watch", kTransformerSwitch});
+  Args a("bench", argv, valued, {"--json", "--help", "--watch", "--force", kTransformerSwitch});
   if (a.has("--help")) {
     std::printf(kBenchHelp, kRealName, kTransformerHelp, kMaxSweepValues);
     return 0;

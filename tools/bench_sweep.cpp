@@ -131,7 +131,7 @@ std::string svg_path(const Args& a) {
   if (!path.empty() && std::filesystem::is_directory(path, ec))
     throw a.error("--svg " + path + ": is a folder; give a file name, e.g. " +
                   (std::filesystem::path(path) / "sweep.svg").string());
-  if (!path.empty()) check_writable(path);
+  if (!path.empty()) check_writable(path, a.has("--force"));
   return path;
 }
 

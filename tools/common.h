@@ -48,6 +48,7 @@ struct TrainPlan {
   int64_t recorded_steps = 0;  // --resume: the --steps F recorded (opt.steps may raise it)
   int64_t checkpoint_every = 0;  // also save every N steps (0: only at the end and on a signal)
   bool weights_only = false;   // the final save holds no training state
+  bool force = false;          // --force: outputs are replaced even when write-protected
   WatchPlan watch;  // --watch, --film, --watch-every
 };
 TrainPlan parse_train_flags(const std::vector<std::string>& argv);

@@ -21,7 +21,9 @@ const char* kDataHelp =
     "source<TAB>target, tokens separated by single spaces.\n"
     "\n"
     "  --task NAME        the task (translate)\n"
-    "  --out FILE         where to write the pairs (replaced atomically; required)\n"
+    "  --out FILE         where to write the pairs (replaced atomically; required); - or /dev/stdout:\n"
+    "                     standard output\n"
+    "  --force            replace --out even when it is write-protected\n"
     "  --split train|held-out   translate: which of its pairs (train)\n"
     "  --count N          N pairs drawn with --seed, as training draws them (copy, reverse and sort:\n"
     "                     1000); translate without --count writes every pair of the split, in order\n"
@@ -32,7 +34,7 @@ const char* kDataHelp =
 
 int cmd_data(const std::vector<std::string>& argv) {
   Args a("data", argv, {"--task", "--out", "--split", "--count", "--seed", "--vocab", "--min-len", "--max-len"},
-         {"--help"});
+         {"--help", "--force"});
   if (a.has("--help")) {
     std::fputs(kDataHelp, stdout);
     return 0;
@@ -48,7 +50,7 @@ int cmd_data(const std::vector<std::string>& argv) {
   if (std::filesystem::is_directory(out, ec))
     throw a.error("--out " + out + ": is a folder; give a file name, e.g. " +
                   (std::filesystem::path(out) / "pairs.tsv").string());
-  check_writable(out);  // a device, FIFO or folder there is refused before any work
+  check_writable(out, a.has("--force"));  // a device, FIFO or folder there is refused before any work
   if (name == "translate") {
     for (const char* flag : {"--vocab", "--min-len", "--max-len"})
       if (a.has(flag)) throw a.error(std::string(flag) + " does not apply to --task translate: its grammar fixes them");

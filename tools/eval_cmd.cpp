@@ -51,6 +51,7 @@ const char* kEvalHelp =
     "  --svg FILE         with --heads: also draw every layer's and head's attention on one repeat\n"
     "                     sequence (the one heed train --film shows) as one grid, layers down and\n"
     "                     heads across, each panel titled by its two scores\n"
+    "  --force            replace --svg (or --csv) even when it is write-protected\n"
     "\n"
     "A decoder-only model of another toy task or translate reads <bos> source <sep> and is scored\n"
     "on what it writes after <sep>, by length like the other models. One of --task german is scored by its loss per token\n"
@@ -73,7 +74,7 @@ int eval_film(const Args& a) {
                                                          " does not apply to --film");
   const std::string path = a.text("--film", ""), csv = a.text("--csv", "");
   check_no_collisions({{"--film", path, false}, {"--csv", csv, true}}, "heed eval");
-  if (!csv.empty()) check_writable(csv);
+  if (!csv.empty()) check_writable(csv, a.has("--force"));
   Film film;
   try {
     check_regular_input(path, "read");
@@ -126,7 +127,7 @@ int eval_film(const Args& a) {
 
 int cmd_eval(const std::vector<std::string>& argv) {
   Args a("eval", argv, {"--load", "--lengths", "--samples", "--seed", "--data", "--svg", "--film", "--csv"},
-         {"--json", "--heads", "--help"});
+         {"--json", "--heads", "--help", "--force"});
   if (a.has("--help")) {
     std::fputs(kEvalHelp, stdout);
     return 0;
@@ -135,14 +136,17 @@ int cmd_eval(const std::vector<std::string>& argv) {
   if (a.has("--csv")) throw a.error("--csv is for --film FILE (the numbers of a decoder-only model's film)");
   if (!a.has("--load")) throw a.error("--load FILE is required");
   if (a.has("--svg") && !a.has("--heads")) throw a.error("--svg draws the heads: give --heads too");
-  check_no_collisions({{"--load", a.text("--load", ""), false}, {"--svg", a.text("--svg", ""), true}}, "heed eval");
+  check_no_collisions({{"--load", a.text("--load", ""), false},
+                       {"--data", a.text("--data", ""), false},
+                       {"--svg", a.text("--svg", ""), true}},
+                      "heed eval");
   if (a.has("--svg")) {
     std::error_code ec;
     const std::string svg = a.text("--svg", "");
     if (std::filesystem::is_directory(svg, ec))
       throw a.error("--svg " + svg + ": is a folder; give a file name, e.g. " +
                     (std::filesystem::path(svg) / "heads.svg").string());
-    check_writable(svg);  // before any work
+    check_writable(svg, a.has("--force"));  // before any work
   }
   check_no_collisions({{"--load", a.text("--load", ""), false}, {"--data", a.text("--data", ""), false}}, "heed eval");
   LoadedModel m = load_model(a.text("--load", ""));

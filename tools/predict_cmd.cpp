@@ -41,6 +41,7 @@ const char* kPredictHelp =
     "  --svg FILE    also write the attention heatmap as an SVG picture\n"
     "  --html FILE   also write an attention explorer: one self-contained HTML page that works\n"
     "                offline; hover an output token to see the source tokens it attended to\n"
+    "  --force       replace --svg or --html even when it is write-protected\n"
     "  --json        end stdout with one JSON object: source, output, attention, log_prob (and\n"
     "                score, with --beam; with the flags below also kind, layer and head, and for\n"
     "                --head all: heads, a matrix per layer and head)\n"
@@ -141,7 +142,7 @@ int predict_after_sep(const Args& a, const LoadedModel& m, const OneSequenceTask
 
 int cmd_predict(const std::vector<std::string>& argv) {
   Args a("predict", argv, {"--load", "--svg", "--html", "--beam", "--attention", "--layer", "--head"},
-         {"--json", "--help"}, 1);
+         {"--json", "--help", "--force"}, 1);
   if (a.has("--help")) {
     std::fputs(kPredictHelp, stdout);
     return 0;
@@ -160,7 +161,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
       throw a.error(std::string(flag) + " " + path + ": is a folder; give a file name, e.g. " +
                     (std::filesystem::path(path) / (flag == std::string("--svg") ? "attention.svg" : "attention.html"))
                         .string());
-    if (!path.empty()) check_writable(path);  // a device or FIFO there is refused before any work
+    if (!path.empty()) check_writable(path, a.has("--force"));  // a device or FIFO there is refused before any work
   }
   const bool pick = head_flags_given(a);
   const std::string kind = attention_kind(a);
@@ -218,7 +219,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
   if (S > SymbolTask::kMaxLength)
     throw a.error("the source has " + std::to_string(S) + " tokens; predict reads at most " +
                   std::to_string(SymbolTask::kMaxLength) + ", the longest eval --lengths scores");
-  const int64_t max_steps = 2 * S + 10;
+  const int64_t max_steps = output_cap(mc, S);  // eval --data's cap for this sentence (models/data.h)
   // Beam 1 is greedy decoding exactly (tests/ch11_beam_test.cpp), so one path serves both.
   std::vector<Hypothesis> hyps = beam_search(*m.model, src, beam, max_steps);
   const Hypothesis& best = hyps.front();

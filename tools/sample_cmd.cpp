@@ -35,7 +35,7 @@ const char* kSampleHelp =
 
 int cmd_sample(const std::vector<std::string>& argv) {
   Args a("sample", argv, {"--load", "--prompt", "--temperature", "--top-k", "--seed", "--max-tokens"},
-         {"--json", "--help"});
+         {"--json", "--help"}, 0, {"--prompt"});
   if (a.has("--help")) {
     std::fputs(kSampleHelp, stdout);
     return 0;
@@ -51,19 +51,23 @@ int cmd_sample(const std::vector<std::string>& argv) {
   if (!m.model->config().is_decoder())
     throw a.error(a.text("--load", "") + " is a " + m.model->config().model +
                   " model, which reads a source: heed predict decodes it; heed sample is for --model decoder");
-  std::vector<int64_t> prompt;
+  std::vector<int64_t> prompt;  // "" (or spaces alone): <bos> alone
+  const std::string text = a.text("--prompt", "");
   try {
-    prompt = m.tgt_vocab.encode(a.text("--prompt", ""));
+    if (text.find_first_not_of(" \t") != std::string::npos) prompt = m.tgt_vocab.encode(text);
   } catch (const Error& e) {
     throw a.error(std::string("--prompt: ") + e.what());
   }
   for (int64_t id : prompt)
     if (id < Vocab::kNumSpecials) throw a.error("--prompt may not contain " + m.tgt_vocab.token(id));
   const ModelConfig& c = m.model->config();
-  if (static_cast<int64_t>(prompt.size()) + max_tokens > c.source_limit())
+  // Positions fed: <bos>, the prompt, and every token drawn but the last (models/decoder_model.h).
+  const int64_t room = c.source_limit() - static_cast<int64_t>(prompt.size());
+  if (max_tokens > room)
     throw a.error("--prompt of " + std::to_string(prompt.size()) + " tokens and --max-tokens " +
                   std::to_string(max_tokens) + " need more than the model's " + std::to_string(c.source_limit()) +
-                  " learned positions (one is <bos>)");
+                  " learned positions (<bos>, the prompt and each token drawn but the last): give --max-tokens at most " +
+                  std::to_string(room));
   Generator gen(static_cast<uint64_t>(seed));
   const std::vector<int64_t> out = sample_continuation(*m.model, prompt, max_tokens, o, gen);
   std::printf("prompt: %s\n", terminal_safe(m.tgt_vocab.decode(prompt)).c_str());

@@ -89,6 +89,7 @@ const char* kHelp =
     "                            of the current step and exit (status 128 + the signal: 130, 143, 129, 141)\n"
     "  --checkpoint-every N      also save FILE every N steps (a kill -9 loses at most N steps)\n"
     "  --weights-only            the final save holds the weights alone (smaller; --resume refuses it)\n"
+    "  --force                   replace --save (or --resume's file) and --film even when write-protected\n"
     "  --resume FILE             continue the run saved in FILE with its settings, to its --steps\n"
     "                            (which may be raised), saving to FILE (or --save): the result is\n"
     "                            byte-identical to the run that never stopped; a --data run reads its\n"
@@ -142,7 +143,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
                                   "--attention", "--layer", "--head"};  // the film's matrix (tools/watch.h)
   valued.insert(kTransformerFlags.begin(), kTransformerFlags.end());
   Args a("train", argv, valued,
-         {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding", "--watch", "--lower",
+         {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding", "--watch", "--lower", "--force",
           kTransformerSwitch, kAttentionOnlySwitch, kShareEmbeddings});
   TrainPlan plan;
   if (a.has("--help")) {
@@ -229,6 +230,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   plan.json = a.has("--json");
   plan.checkpoint_every = a.integer("--checkpoint-every", 0, 0, 100000000);
   plan.weights_only = a.has("--weights-only");
+  plan.force = a.has("--force");
   plan.watch = parse_watch_flags(a, config);
   check_step_memory(config, opt.batch, plan.task->max_len());
   if (a.has("--load")) adopt_loaded_model(plan, a);
@@ -259,10 +261,14 @@ void check_outputs(const TrainPlan& plan) {
     if (std::filesystem::is_directory(plan.save, ec))
       throw Error("heed train: --save " + plan.save + ": is a folder; give a file name, e.g. " +
                   (std::filesystem::path(plan.save) / "model.safetensors").string());
+    if (output_stream(plan.save) >= 0)
+      throw Error("heed train: " + std::string(save_flag) + " " + plan.save +
+                  ": is a stream; a checkpoint is a file heed replaces whole and resumes from: give a file name");
     try {
-      check_writable(plan.save);
+      check_writable(plan.save, plan.force);
     } catch (const Error& e) {
-      throw Error(std::string("heed train: --save: ") + e.what());
+      throw Error("heed train: " + std::string(save_flag) + ": " + e.what() +
+                  (plan.save == plan.resume ? " (--save FILE saves the resumed run to another file)" : ""));
     }
     // A new run saved over another run's training checkpoint: say which run it replaces.
     if (plan.resume.empty() && std::filesystem::is_regular_file(plan.save, ec)) {

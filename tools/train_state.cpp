@@ -81,8 +81,8 @@ TrainPlan plan_from_checkpoint(const Args& a) {
                            "--dropout", "--norm-first", "--share-embeddings", "--valid", "--valid-fraction", "--min-count", "--lower"})
     if (a.has(flag))
       throw a.error(std::string(flag) + " cannot be given with --resume: the run continues with the settings " +
-                    path + " recorded (only --steps, --save, --checkpoint-every, --weights-only, --json, --watch, --film, "
-                    "--watch-every and the film's --attention, --layer and --head may change)");
+                    path + " recorded (only --steps, --save, --checkpoint-every, --weights-only, --json, --force, --watch, "
+                    "--film, --watch-every and the film's --attention, --layer and --head may change)");
   std::map<std::string, std::string> meta;
   ModelConfig config;
   try {
@@ -154,6 +154,7 @@ TrainPlan plan_from_checkpoint(const Args& a) {
   plan.save = a.text("--save", path);
   plan.checkpoint_every = a.integer("--checkpoint-every", 0, 0, 100000000);
   plan.weights_only = a.has("--weights-only");
+  plan.force = a.has("--force");
   plan.json = a.has("--json");
   plan.watch = parse_watch_flags(a, plan.config);  // a resumed film starts at the step resumed
   choose_film_heads(a, plan.config, plan.watch);         // continued only if the film drew the same
@@ -326,6 +327,7 @@ std::string RunGuard::resume_command() const {
   if (plan_.watch.heads) cmd += plan_.watch.heads->flags();
   if (plan_.checkpoint_every > 0) cmd += " --checkpoint-every " + std::to_string(plan_.checkpoint_every);
   if (plan_.weights_only) cmd += " --weights-only";
+  if (plan_.force) cmd += " --force";
   if (plan_.json) cmd += " --json";
   return cmd;
 }

@@ -54,6 +54,7 @@ WatchPlan parse_watch_flags(const Args& a, const ModelConfig& c) {
   WatchPlan plan;
   plan.watch = a.has("--watch");
   plan.film = a.text("--film", "");
+  plan.force = a.has("--force");
   if (a.has("--film") && plan.film.empty()) throw a.error("--film needs a file name");
   plan.every = a.integer("--watch-every", kDefaultWatchEvery, 1, 100000000);
   if (a.has("--watch-every") && !plan.any()) throw a.error("--watch-every needs --watch or --film");
@@ -106,7 +107,7 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
     : plan_(plan) {
   if (!plan.film.empty()) {
     try {
-      check_writable(plan.film);
+      check_writable(plan.film, plan.force);
     } catch (const Error& e) {
       throw Error(std::string("heed train: --film: ") + e.what());
     }
@@ -177,7 +178,8 @@ const FilmFrame* Watcher::take_step(const Model& model, const Progress& p) {
 
 void Watcher::continue_film(int64_t step) {
   std::error_code ec;
-  if (plan_.film.empty() || !std::filesystem::exists(plan_.film, ec)) return;  // a new film
+  if (plan_.film.empty() || output_stream(plan_.film) >= 0 || !std::filesystem::exists(plan_.film, ec))
+    return;  // a new film (a stream is written, never read back)
   const std::string refused = "heed train: --film " + plan_.film + ": the file exists and ";
   Film earlier;
   try {

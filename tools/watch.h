@@ -29,6 +29,7 @@ struct WatchPlan {
   // model wrote (as heed predict's); none: the decoder's own attention (for the Transformer,
   // its last layer's cross-attention, the mean of the heads).
   std::optional<HeadChoice> heads;
+  bool force = false;  // --force: the film is replaced even when write-protected
   bool any() const { return watch || !film.empty(); }
 };
 

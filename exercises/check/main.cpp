@@ -6,7 +6,8 @@
 //   --json FILE  also write the results as one JSON document (exercises/README.md, "Results")
 //   --strict     stop (exit status 2) when the answers' object cannot be read for refused calls
 // Before its check runs, an answer's compiled object (build/obj/exercises/NN_*/exercises.o, beside
-// this program) is read for calls it may not make (objects.h); such an answer is refused.
+// this program) is read for calls it may not make, and so is the library it was linked with (objects.h:
+// the kernels in each piece's call tree); such an answer is refused.
 // A grader's own checks (variant "extra", make exercises CHECKS=DIR) follow the chapter's.
 #include <chrono>
 #include <cerrno>
@@ -105,6 +106,18 @@ std::string json_string(const std::string& s) {
 }
 
 
+// The library this checker was linked with: beside it (build/exercise-NN, a grader's copy), else
+// one folder up (make yours's checkers, in build/yours-*/), else in the build make names (BUILD, as
+// make yours passes it), else build/ under the folder make runs in.
+std::string library_beside_program() {
+  const std::string dir = heed::check::program_dir();
+  const char* build = std::getenv("BUILD");
+  for (const std::string& path : {dir + "/libheed.a", dir + "/../libheed.a",
+                                  std::string(build && *build ? build : "build") + "/libheed.a", std::string("build/libheed.a")})
+    if (access(path.c_str(), R_OK) == 0) return path;
+  return dir + "/libheed.a";  // not built: library_references says so
+}
+
 int usage(const char* why) {
   std::fprintf(stderr, "exercise checker: %s\nusage: exercise-NN [--seed N] [--json FILE] [--strict]\n", why);
   return 2;
@@ -114,6 +127,7 @@ int usage(const char* why) {
 
 int main(int argc, char** argv) {
   using namespace heed::check;
+  set_program_path(argv[0]);
   std::string json_path;
   bool strict = false;
   for (int i = 1; i < argc; ++i) {
@@ -148,19 +162,26 @@ int main(int argc, char** argv) {
     for (const Chapter& extra : chapters())
       if (extra.variant == "extra" && extra.number == c.number)
         for (Exercise& e : extra.make()) list.push_back(std::move(e));
-    // Read once what the answers call; a checker that cannot read it grades nothing.
+    // Read once what the answers call and what the library's pieces call; a checker that cannot
+    // read them grades nothing. A grader (--strict: make exercises JSON=..., tools/grade_exercises.sh)
+    // stops then; a student whose system has no object reader is still checked, and told.
     const std::string object = heed::check::program_dir() + "/obj/" + c.folder + "/exercises.o";
-    // A grader (--strict: make exercises JSON=..., tools/grade_exercises.sh) grades nothing then;
-    // a student whose system lacks objdump or ELF objects (macOS) is still checked, and told.
     ObjectReferences refs;
-    bool refusals = true;
+    std::vector<Refusals> refused(list.size());
+    std::vector<OwnAnswer> answers;
+    bool refusals_on = true;
     try {
       refs = read_object_references(object);
+      const ObjectReferences library = library_references(library_beside_program());
+      for (size_t i = 0; i < list.size(); ++i) {
+        refused[i] = refusals(library, forbidden_for(c.forbidden, list[i].name));
+        answers.push_back({c.number + "." + std::to_string(i + 1), list[i].name, &refused[i]});
+      }
     } catch (const std::exception& err) {
       std::fprintf(stderr, "exercise checker: cannot tell what the answers call: %s\n", err.what());
       if (strict) return 2;
       std::fprintf(stderr, "exercise checker: checking without refusing calls to the library's versions\n");
-      refusals = false;
+      refusals_on = false;
     }
     int counts[4] = {0, 0, 0, 0};
     std::string json_exercises;
@@ -168,8 +189,7 @@ int main(int argc, char** argv) {
       const auto start = std::chrono::steady_clock::now();
       Outcome o;
       try {
-        std::string why =
-            refusals ? forbidden_call(refs, "heed::student::" + list[i].name, forbidden_for(c.forbidden, list[i].name)) : "";
+        std::string why = refusals_on ? refused_call(refs, "heed::student::" + list[i].name, refused[i], answers) : "";
         o = why.empty() ? run_isolated(list[i]) : Outcome{Status::kRefused, why};
       } catch (const std::exception& err) {  // no such function in the object: the exercise file was changed
         o = {Status::kWrong, err.what()};

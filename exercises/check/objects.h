@@ -1,11 +1,11 @@
-// What an answer calls, read from its compiled object file. The exercises are compiled with
-// -ffunction-sections, so each function sits in a section of its own, and that section's
-// relocations (objdump -r) name every function and datum it refers to: those it calls, its
-// lambdas, helpers of the same file, and the library functions it leaves for the linker. Following
-// those references from one function gives everything that function can reach, even through a
-// helper or a lambda of the student's own. A library function that a header defines inline and the
-// compiler inlines leaves no reference; the lists of forbidden calls name only functions compiled
-// into libheed, and the self-test (tests/exercises/) holds that each list catches a real call.
+// What an answer calls, and what the library's pieces call, read from compiled objects (an ELF or
+// Mach-O object, or an archive such as libheed.a) with objdump or llvm-objdump: each relocation is
+// charged to the function whose address range holds it, and the disassembly adds the direct calls
+// the assembler resolved itself (to a local function of the same section). Following those
+// references from one function gives everything it can reach, through helpers and lambdas. A
+// library function that a header defines inline and the compiler inlines leaves no reference; the
+// pieces named are functions compiled into libheed, and the self-test (tests/exercises/) holds that
+// each exercise's list catches a real call, and the holes a list of names left.
 #pragma once
 
 #include <map>
@@ -21,8 +21,8 @@ struct ObjectReferences {
   std::map<std::string, std::set<std::string>> refers_to;
 };
 
-// Reads `path` with objdump -r. Throws std::runtime_error naming the file and what went wrong
-// (missing, not an object, no objdump, or compiled without -ffunction-sections).
+// Reads `path` with objdump -rt and -dr (llvm-objdump where objdump cannot read it). Throws
+// std::runtime_error naming the file and what went wrong (missing, not an object, no object reader).
 ObjectReferences read_object_references(const std::string& path);
 
 // "heed::softmax(heed::Tensor const&, long)" for "_ZN4heed7softmaxERKNS_6TensorEl"; the name
@@ -38,13 +38,34 @@ std::set<std::string> reached_from(const ObjectReferences& object, const std::st
 // '(' ("heed::tanh(heed::Var const&)") the symbol that begins with it.
 bool names_function(const std::string& symbol, const std::string& pattern);
 
-// Why function `qualified` may not be graded: the first forbidden function it reaches, as
-// "it calls heed::softmax(heed::Tensor const&, long), which ...", or "" when it reaches none.
-std::string forbidden_call(const ObjectReferences& object, const std::string& qualified,
-                           const std::vector<std::string>& forbidden);
+// What one exercise may not call, computed from the library's own objects: its pieces (the
+// patterns of its chapter's list: the library functions the check holds the answer to, the checker,
+// the solutions) and the kernels in those pieces' call trees (functions on raw memory or on the
+// autograd's machinery, heed::gemm under heed::matmul), found by following the library's references.
+struct Refusals {
+  std::vector<std::string> patterns;
+  std::map<std::string, std::string> under_piece;  // demangled kernel -> the piece whose tree holds it
+};
+// The library's graph (libheed.a, read once and kept beside it as libheed.a.calls).
+ObjectReferences library_references(const std::string& archive);
+Refusals refusals(const ObjectReferences& library, const std::vector<std::string>& forbidden);
+
+// An earlier exercise of the chapter, as an answer may call it: "07.2", "masked_softmax_rows", and
+// what it may not call. What an answer reaches through it is judged by its refusals as well.
+struct OwnAnswer {
+  std::string id, name;
+  const Refusals* refusals;
+};
+
+// Why function `qualified` may not be graded: the first refused function it reaches, as "it calls
+// heed::gemm(...), a kernel of the library's heed::matmul ...", prefixed "through your 07.2
+// masked_softmax_rows, " when it was reached through that answer; "" when it reaches none.
+std::string refused_call(const ObjectReferences& answers, const std::string& qualified, const Refusals& own,
+                         const std::vector<OwnAnswer>& earlier = {});
 
 // The folder of the running program (build/, say), beside the objects make built it from: read
-// from /proc/self/exe, which Linux has; elsewhere "build".
+// from /proc/self/exe where Linux has it, else from the path it was started by (set_program_path).
+void set_program_path(const std::string& argv0);
 std::string program_dir();
 
 }  // namespace heed::check

@@ -6,6 +6,7 @@
 // changes (every solution passes under another seed; answers hard-coded for the default seed fail).
 // Prints one line per failure and a summary (-v: also every rejection); exit status 0 when all hold.
 #include <climits>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <cstdio>
@@ -121,8 +122,14 @@ int main(int argc, char** argv) {
         if (!wrong_per_exercise.count(c.number + " " + e.name)) fail(c.number + " " + e.name + ": no wrong answer rejected");
   // What the checker refuses, read from the objects make built: the stubs, the solutions (compiled
   // in NN_wrong.o, namespace heed::solution) and the answers calling their references.
-  int refused = 0;
+  int refused_count = 0;
   const std::string obj = heed::check::program_dir() + "/obj/";
+  ObjectReferences library;
+  try {
+    if (!kSanitized) library = library_references(heed::check::program_dir() + "/libheed.a");
+  } catch (const std::exception& err) {
+    fail(std::string("the library's call graph: ") + err.what());
+  }
   for (const Chapter& c : chapters()) {
     if (c.variant != "student") continue;
     // Refusals are judged on objects as a course builds them (make test at -O2, and the g++ 11 and
@@ -138,21 +145,112 @@ int main(int argc, char** argv) {
       if (c.forbidden.size() != list.size())
         fail("chapter " + c.number + ": " + std::to_string(c.forbidden.size()) + " forbidden lists for " +
              std::to_string(list.size()) + " exercises");
-      for (const Exercise& e : list) {
-        if (!c.forbidden.count(e.name)) fail(c.number + " " + e.name + ": no list of forbidden calls");
-        const std::vector<std::string> forbidden = forbidden_for(c.forbidden, e.name);
-        std::string why = forbidden_call(stub, "heed::student::" + e.name, forbidden);
+      std::vector<Refusals> refused(list.size());
+      std::vector<OwnAnswer> answers;
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (!c.forbidden.count(list[i].name)) fail(c.number + " " + list[i].name + ": no list of forbidden calls");
+        refused[i] = refusals(library, forbidden_for(c.forbidden, list[i].name));
+        answers.push_back({c.number + "." + std::to_string(i + 1), list[i].name, &refused[i]});
+      }
+      for (size_t i = 0; i < list.size(); ++i) {
+        const Exercise& e = list[i];
+        std::string why = refused_call(stub, "heed::student::" + e.name, refused[i], answers);
         if (!why.empty()) fail(c.number + " " + e.name + ": the untouched exercise is refused: " + why);
-        why = forbidden_call(sol, "heed::solution::" + e.name, forbidden);
+        why = refused_call(sol, "heed::solution::" + e.name, refused[i], answers);
         if (!why.empty()) fail(c.number + " " + e.name + ": the solution is refused: " + why);
-        why = forbidden_call(calls, "heed::student::" + e.name, forbidden);
+        why = refused_call(calls, "heed::student::" + e.name, refused[i], answers);
         if (why.empty()) fail(c.number + " " + e.name + ": the answer calling its reference was not refused");
-        else ++refused;
+        else ++refused_count;
         if (verbose && !why.empty()) std::printf("refused %s %s:\n  %s\n", c.number.c_str(), e.name.c_str(), why.c_str());
+      }
+      // The holes a list of names leaves (tests/exercises/refused/, namespace heed::student::holes),
+      // each refused with the reason it must give.
+      const struct { const char* number; const char* exercise; const char* says; } kHoles[] = {
+          {"01", "matmul_loops", "it calls heed::gemm(bool, bool, long, long, long, "},
+          {"01", "matmul_loops", "a kernel under the library's heed::matmul"},
+          {"07", "decoder_step", "it calls heed::attend("},
+          {"07", "batch_loss", "through your 07.4 decoder_step, it calls heed::attend("},
+          {"07", "train_loop", "through your 07.5 batch_loss, it calls heed::attend("},
+      };
+      for (const auto& hole : kHoles) {
+        if (c.number != hole.number) continue;
+        size_t i = 0;
+        while (i < list.size() && list[i].name != hole.exercise) ++i;
+        if (i == list.size()) {
+          fail(c.number + ": no exercise " + hole.exercise);
+          continue;
+        }
+        const std::string why = refused_call(calls, std::string("heed::student::holes::") + hole.exercise, refused[i], answers);
+        if (why.find(hole.says) == std::string::npos)
+          fail(c.number + " " + hole.exercise + ": the answer in heed::student::holes should be refused saying \"" + hole.says +
+               "\", but " + (why.empty() ? std::string("it was not refused") : "it says: " + why));
+        else ++refused_count;
+        if (verbose) std::printf("refused %s holes::%s:\n  %s\n", c.number.c_str(), hole.exercise, why.c_str());
       }
     } catch (const std::exception& err) {
       fail("chapter " + c.number + ": " + err.what());
     }
+  }
+
+  // The one allowance rule (objects.cpp's is_kernel) on matmul's tree: heed::gemm and every kernel
+  // set's gemm refused; the tensor's own allocation, which every answer needs, left to the answer.
+  if (!kSanitized && !library.refers_to.empty()) {
+    const Refusals r = refusals(library, {"heed::matmul"});
+    int sets = 0;
+    bool gemm = false, allocation = false;
+    for (const auto& [symbol, piece] : r.under_piece) {
+      gemm = gemm || symbol.rfind("heed::gemm(", 0) == 0;
+      allocation = allocation || symbol.rfind("heed::Tensor::empty(", 0) == 0;
+      if (symbol.rfind("heed::kernel_set::", 0) == 0 && symbol.find("::gemm(") != std::string::npos) ++sets;
+    }
+    if (!gemm) fail("heed::gemm is not refused under heed::matmul");
+    if (sets == 0) fail("no kernel set's gemm is refused under heed::matmul");
+    if (allocation) fail("heed::Tensor::empty, the tensor's own allocation, is refused under heed::matmul");
+  }
+
+  // macOS's objects (Mach-O, read with llvm-objdump, which is macOS's objdump): a piece and an answer
+  // compiled for macOS by clang++ (it emits Mach-O anywhere); the answer reaches the piece's kernel
+  // through a helper and a lambda of its own, and is refused as it would be on Linux.
+  {
+    const std::string dir = "/tmp/heed-macho-" + std::to_string(getpid());
+    const std::string piece =
+        "namespace heed { void gemm(const double* a, double* c, long n);\n"
+        "namespace { __attribute__((noinline)) void checked(const double* a, double* c, long n) { gemm(a, c, n); } }\n"
+        "void matmul(const double* a, double* c, long n) { checked(a, c, n); } }\n";
+    const std::string answer =
+        "namespace heed { void gemm(const double* a, double* c, long n); }\n"
+        "namespace heed::student {\n"
+        "namespace { __attribute__((noinline)) void helper(const double* a, double* c, long n) {\n"
+        "  auto f = [&] { heed::gemm(a, c, n); }; f(); } }\n"
+        "void matmul_loops(const double* a, double* c, long n) { helper(a, c, n); }\n"
+        "void broadcast_add(const double* a, double* c, long n) { for (long i = 0; i < n; ++i) c[i] += a[i]; } }\n";
+    const std::string compile = "mkdir -p " + dir + " && cd " + dir +
+                                " && printf '%s' \"$PIECE\" >piece.cpp && printf '%s' \"$ANSWER\" >answer.cpp"
+                                " && clang++ -std=c++20 -O2 -target x86_64-apple-macos11 -c piece.cpp -o piece.o"
+                                " && clang++ -std=c++20 -O2 -target x86_64-apple-macos11 -c answer.cpp -o answer.o"
+                                " && command -v llvm-objdump >/dev/null";
+    setenv("PIECE", piece.c_str(), 1);
+    setenv("ANSWER", answer.c_str(), 1);
+    if (std::system(("(" + compile + ") >/dev/null 2>&1").c_str()) != 0) {
+      std::printf("exercise self-test: Mach-O refusal not judged (no clang++ or llvm-objdump here)\n");
+    } else {
+      try {
+        const ObjectReferences lib = read_object_references(dir + "/piece.o");
+        const ObjectReferences ans = read_object_references(dir + "/answer.o");
+        const Refusals r = refusals(lib, {"heed::matmul"});
+        const std::string why = refused_call(ans, "heed::student::matmul_loops", r);
+        if (why.find("it calls heed::gemm(double const*, double*, long), a kernel under the library's heed::matmul") ==
+            std::string::npos)
+          fail("Mach-O: matmul_loops reaching heed::gemm through a helper and a lambda should be refused: " + why);
+        else
+          ++refused_count;
+        const std::string fine = refused_call(ans, "heed::student::broadcast_add", r);
+        if (!fine.empty()) fail("Mach-O: broadcast_add calls nothing of the library, yet: " + fine);
+      } catch (const std::exception& err) {
+        fail(std::string("Mach-O: ") + err.what());
+      }
+    }
+    std::system(("rm -rf " + dir).c_str());
   }
 
   // The grader's seed: every solution passes under other inputs too.
@@ -188,7 +286,7 @@ int main(int argc, char** argv) {
   for (const auto& [number, n] : solved) exercises += n;
   std::printf("exercise self-test: %zu chapters, %d exercises, %d wrong answers rejected, %d answers calling their "
               "references refused, %d checks run, %d failures\n",
-              solved.size(), exercises, rejected, refused, runs, failures);
+              solved.size(), exercises, rejected, refused_count, runs, failures);
   if (kSanitized) std::printf("exercise self-test: refusals not judged in a sanitized build (see make test)\n");
   return failures == 0 ? 0 : 1;
 }
