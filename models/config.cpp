@@ -18,13 +18,21 @@ int64_t parse_int(const std::map<std::string, std::string>& meta, const std::str
   return parse_int64(it->second, "model config: '" + key + "'");
 }
 
+// Each kind and its name, in ModelKind's order.
+const std::pair<const char*, ModelKind> kNames[] = {
+    {"plain", ModelKind::kPlain},   {"additive", ModelKind::kAdditive}, {"general", ModelKind::kGeneral},
+    {"dot", ModelKind::kDot},       {"scaled", ModelKind::kScaled},     {"cosine", ModelKind::kCosine},
+    {"location", ModelKind::kLocation}, {"transformer", ModelKind::kTransformer}, {"decoder", ModelKind::kDecoder}};
+
 }  // namespace
 
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const auto& [n, k] : kNames) names.push_back(n);
+  return names;
+}
+
 ModelKind model_kind(const std::string& name) {
-  static const std::pair<const char*, ModelKind> kNames[] = {
-      {"plain", ModelKind::kPlain},   {"additive", ModelKind::kAdditive}, {"general", ModelKind::kGeneral},
-      {"dot", ModelKind::kDot},       {"scaled", ModelKind::kScaled},     {"cosine", ModelKind::kCosine},
-      {"location", ModelKind::kLocation}, {"transformer", ModelKind::kTransformer}, {"decoder", ModelKind::kDecoder}};
   for (const auto& [n, k] : kNames)
     if (name == n) return k;
   throw Error("model config: unknown model '" + name +
@@ -186,6 +194,18 @@ ModelConfig ModelConfig::from_metadata(const std::map<std::string, std::string>&
 int64_t ModelConfig::source_limit() const {
   const bool has_position_table = kind() == ModelKind::kLocation || (has_layers() && positions == "learned");
   return has_position_table ? max_src_len : INT64_MAX;
+}
+
+std::string ModelConfig::shape() const {
+  if (!has_layers())
+    return cell + " cell" + (bidirectional ? ", bidirectional" : "") + (input_feeding ? ", input feeding" : "");
+  const std::string norm = norm_first ? ", pre-norm" : ", post-norm";
+  const std::string rest = ", " + positions + " positions" + (share_embeddings ? ", shared embeddings" : "");
+  if (is_decoder())
+    return std::to_string(layers) + " layers, " + std::to_string(heads) + " heads, d " + std::to_string(embed) +
+           (attention_only ? ", attention only" : ", ff " + std::to_string(ff) + norm) + rest;
+  return std::to_string(layers) + "+" + std::to_string(layers) + " layers, " + std::to_string(heads) + " heads, d " +
+         std::to_string(embed) + ", ff " + std::to_string(ff) + norm + rest;
 }
 
 std::string ModelConfig::describe() const {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tensor/real.h"
 
@@ -18,6 +19,8 @@ namespace heed {
 enum class ModelKind { kPlain, kAdditive, kGeneral, kDot, kScaled, kCosine, kLocation, kTransformer, kDecoder };
 // The kind `name` spells; heed::Error listing the names for any other.
 ModelKind model_kind(const std::string& name);
+// Every kind's name, in ModelKind's order: what --model accepts.
+std::vector<std::string> model_names();
 // general, dot, scaled, cosine, location: Luong's models (attend with s_t, attentional state h~_t).
 bool is_luong(ModelKind kind);
 
@@ -64,6 +67,12 @@ struct ModelConfig {
   // position (location attention's W_a, the transformer's learned positions); no limit
   // (INT64_MAX) for the others, which read a source of any length.
   int64_t source_limit() const;
+  // Whether it has attention weights to draw (over the source, or a decoder-only model's over
+  // its own sequence): every model but plain.
+  bool has_attention() const { return kind() != ModelKind::kPlain; }
+  // Its shape in the words of heed train's first line: "gru cell, bidirectional", "2+2 layers,
+  // 4 heads, d 32, ff 128, post-norm, sinusoidal positions".
+  std::string shape() const;
   // The model in words, for titles and captions: "additive attention (gru, bidirectional
   // encoder)", "transformer (D 32, 2+2 layers, 4 heads)".
   std::string describe() const;

@@ -83,6 +83,19 @@ Var DecoderModel::hidden(const std::vector<int64_t>& ids, int64_t B, int64_t T, 
   return norm_ ? norm_->forward(h) : h;
 }
 
+AttentionMaps DecoderModel::attention_maps(const std::vector<int64_t>&, const std::vector<int64_t>& output) const {
+  if (output.empty()) throw Error("decoder: attention_maps needs an output");
+  std::vector<int64_t> ids = {Vocab::kBos};  // the positions read: <bos> y_1 .. y_{T-1}
+  ids.insert(ids.end(), output.begin(), output.end() - 1);
+  const int64_t T = static_cast<int64_t>(ids.size());
+  std::vector<Var> weights;
+  NoGradGuard no_grad;
+  hidden(ids, 1, T, {T}, &weights);
+  AttentionMaps maps;
+  for (const Var& w : weights) maps.self.push_back(w.value());
+  return maps;
+}
+
 Var DecoderModel::forward(const Batch& batch) const {
   return out_.forward(hidden(batch.tgt_in, batch.batch, batch.tgt_len, batch.tgt_lengths));  // (B, T, V)
 }

@@ -10,6 +10,22 @@
 
 namespace heed {
 
+namespace {
+
+// The decoder-only model these analyses read (its layers' causal self-attention and their heads),
+// the one place that names it: the tools hand over a Model, as to sample_continuation.
+const DecoderModel& decoder_only(const Model& model) {
+  const auto* d = dynamic_cast<const DecoderModel*>(&model);
+  if (!d) throw Error("heads: model '" + model.config().model + "' is not a decoder-only model");
+  return *d;
+}
+DecoderModel& decoder_only(Model& model) {
+  decoder_only(static_cast<const Model&>(model));  // checked
+  return static_cast<DecoderModel&>(model);
+}
+
+}  // namespace
+
 ScoreSums score_head(const Tensor& weights, int64_t head, const std::vector<int64_t>& n) {
   const Shape& s = weights.shape();
   if (s.size() != 4 || s[2] != s[3] || s[0] != static_cast<int64_t>(n.size()))
@@ -37,7 +53,8 @@ ScoreSums score_head(const Tensor& weights, int64_t head, const std::vector<int6
   return sums;
 }
 
-std::vector<HeadScore> head_scores(const DecoderModel& model, const RepeatTask& task, int64_t samples, uint64_t seed) {
+std::vector<HeadScore> head_scores(const Model& any, const RepeatTask& task, int64_t samples, uint64_t seed) {
+  const DecoderModel& model = decoder_only(any);
   if (samples < 1) throw Error("heads: samples " + std::to_string(samples) + " must be at least 1");
   const int64_t L = model.num_layers(), H = model.config().heads;
   std::vector<ScoreSums> sums(static_cast<size_t>(L * H));  // layer-major
@@ -100,8 +117,8 @@ HalvesLoss ablated_halves_loss(DecoderModel& model, const std::vector<HeadId>& h
   return repeat_halves_loss(model, task, samples, seed);
 }
 
-std::vector<HeadAblation> ablate_each_head(DecoderModel& model, const RepeatTask& task, int64_t samples,
-                                           uint64_t seed) {
+std::vector<HeadAblation> ablate_each_head(Model& any, const RepeatTask& task, int64_t samples, uint64_t seed) {
+  DecoderModel& model = decoder_only(any);  // whose heads are zeroed one at a time
   std::vector<HeadAblation> out;
   for (int64_t l = 0; l < model.num_layers(); ++l)
     for (int64_t h = 0; h < model.config().heads; ++h)
@@ -191,18 +208,14 @@ HeadFilmMaker::HeadFilmMaker(const RepeatTask& task, const ModelConfig& config, 
         film_.columns.push_back("layer" + std::to_string(l) + "_head" + std::to_string(k) + "_" + score);
 }
 
-FilmFrame HeadFilmMaker::take(const DecoderModel& model, int64_t step, real loss) const {
+FilmFrame HeadFilmMaker::take(const Model& model, int64_t step, real loss) const {
   FilmFrame f;
   f.step = step;
   f.loss = loss;
   f.output = film_.source;
-  {
-    NoGradGuard no_grad;
-    std::vector<Var> weights;  // one (1, h, T, T) per layer
-    const int64_t T = static_cast<int64_t>(ids_.size());
-    model.hidden(ids_, 1, T, {T}, &weights);
-    f.weights = head_matrix(weights[static_cast<size_t>(layer_)].value(), 0, head_);
-  }
+  std::vector<int64_t> output(ids_.begin() + 1, ids_.end());  // it reads ids_, and writes these
+  output.push_back(Vocab::kEos);
+  f.weights = head_matrix(model.attention_maps({}, output).self[static_cast<size_t>(layer_)], 0, head_);
   const std::vector<HeadScore> scores = head_scores(model, task_, held_out_, seed_);
   const HalvesLoss halves = repeat_halves_loss(model, task_, held_out_, seed_);
   const real log_v = math::log(static_cast<real>(task_.num_symbols()));
@@ -236,12 +249,12 @@ FilmFrame HeadFilmMaker::take(const DecoderModel& model, int64_t step, real loss
   return f;
 }
 
-const FilmFrame* HeadFilmMaker::start(const DecoderModel& model, int64_t step) {
+const FilmFrame* HeadFilmMaker::start(const Model& model, int64_t step) {
   film_.frames.push_back(take(model, step, NAN));
   return &film_.frames.back();
 }
 
-const FilmFrame* HeadFilmMaker::on_step(const DecoderModel& model, const Progress& p) {
+const FilmFrame* HeadFilmMaker::on_step(const Model& model, const Progress& p) {
   loss_sum_ += p.loss;
   ++losses_;
   if (p.step % every_ != 0 && p.step != p.steps) return nullptr;

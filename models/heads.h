@@ -58,8 +58,9 @@ struct ScoreSums {
 ScoreSums score_head(const Tensor& weights, int64_t head, const std::vector<int64_t>& n);
 
 // Both scores of every head of every layer (layer by layer, head by head), over `samples` repeat
-// sequences drawn from Generator(seed) in batches of up to 100, teacher forced.
-std::vector<HeadScore> head_scores(const DecoderModel& model, const RepeatTask& task, int64_t samples, uint64_t seed);
+// sequences drawn from Generator(seed) in batches of up to 100, teacher forced. REQUIRES: a
+// decoder-only model, as for everything below that takes a Model (else heed::Error).
+std::vector<HeadScore> head_scores(const Model& model, const RepeatTask& task, int64_t samples, uint64_t seed);
 
 // Zeroes the given heads' outputs (their columns of out_proj's weight) while it lives, and
 // restores them exactly on leaving scope, by any path. REQUIRES: each head exists (else heed::Error).
@@ -85,7 +86,7 @@ struct HeadAblation {
   int64_t layer = 0, head = 0;
   HalvesLoss loss;
 };
-std::vector<HeadAblation> ablate_each_head(DecoderModel& model, const RepeatTask& task, int64_t samples,
+std::vector<HeadAblation> ablate_each_head(Model& model, const RepeatTask& task, int64_t samples,
                                            uint64_t seed);
 
 // One head's (R, C) matrix of the sequence `b` from one layer's weights (B, h, R, C), as the
@@ -137,9 +138,9 @@ class HeadFilmMaker {
   HeadFilmMaker(const RepeatTask& task, const ModelConfig& config, int64_t layer, int64_t head, int64_t every,
                 int64_t held_out = 32, uint64_t seed = 4242);
 
-  const FilmFrame* start(const DecoderModel& model, int64_t step = 0);
-  const FilmFrame* on_step(const DecoderModel& model, const Progress& p);
-  FilmFrame take(const DecoderModel& model, int64_t step, real loss) const;
+  const FilmFrame* start(const Model& model, int64_t step = 0);
+  const FilmFrame* on_step(const Model& model, const Progress& p);
+  FilmFrame take(const Model& model, int64_t step, real loss) const;
   Film& film() { return film_; }  // source, reference, curve, hint and columns filled in
   const std::vector<int64_t>& ids() const { return ids_; }
 

@@ -54,6 +54,10 @@ Decoded Model::greedy(const Batch& batch, int64_t steps) const {
   return d;
 }
 
+AttentionMaps Model::attention_maps(const std::vector<int64_t>&, const std::vector<int64_t>&) const {
+  throw Error("model: the " + config_.model + " model has no layers of heads to map");
+}
+
 void Model::set_training(bool, uint64_t) {}
 void Model::set_training(bool) {}
 std::string Model::dropout_state() const { return ""; }

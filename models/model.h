@@ -36,6 +36,14 @@ struct Decoded {
   std::vector<real> log_prob;  // (B) their sum over all steps
 };
 
+// Every attention matrix of one teacher-forced pass, each layer's (B, h, ., .): what heed predict
+// --layer/--head and the films draw. A model fills the parts it has.
+struct AttentionMaps {
+  std::vector<Tensor> encoder;  // (B, h, S, S) per encoder layer
+  std::vector<Tensor> self;     // (B, h, T, T) per decoder layer
+  std::vector<Tensor> cross;    // (B, h, T, S) per decoder layer
+};
+
 // What a model's decoder carries from one step to the next: DecoderState for the recurrent
 // models, TransformerState for the transformer. Code that decodes any model holds it through
 // this base and only ever hands it back to the model that made it.
@@ -69,6 +77,11 @@ class Model : public Module {
   Decoded greedy(const Batch& batch, int64_t steps) const;
   // Whether steps give attention weights (StepOutput::weights); false for plain.
   virtual bool has_attention() const = 0;
+  // Every layer's and head's attention weights (batch 1) for a source and the tokens decoded for
+  // it (<eos> last if it ended), in one teacher-forced pass with no graph: the decoder reads
+  // <bos> y_1 .. y_{T-1}, so self and cross have one row per written token. A model without
+  // layers of heads (the recurrent ones) throws heed::Error; a decoder-only model ignores src.
+  virtual AttentionMaps attention_maps(const std::vector<int64_t>& src, const std::vector<int64_t>& output) const;
 
   // Dropout acts while training is on; the models without dropout ignore these. The two-argument
   // form also starts the masks' stream at Generator(seed); the one-argument form switches the

@@ -41,12 +41,8 @@ struct TransformerSizes {
   real dropout = 0;
 };
 
-// Attention weights of one teacher-forced pass, each layer's (B, h, ., .).
-struct TransformerAttentionMaps {
-  std::vector<Tensor> encoder;  // (B, h, S, S) per layer
-  std::vector<Tensor> self;     // (B, h, T, T) per decoder layer
-  std::vector<Tensor> cross;    // (B, h, T, S) per decoder layer
-};
+// Attention weights of one teacher-forced pass, each layer's (B, h, ., .) (models/model.h).
+using TransformerAttentionMaps = AttentionMaps;
 
 // The transformer decoder's running state between steps.
 struct TransformerState : StepState {
@@ -125,7 +121,8 @@ class TransformerSeq2Seq : public Model {
   // decoder reads <bos> y_1 .. y_{T-1}, so cross and self have one row per written token. What
   // heed predict --layer/--head draws; the stepwise decoder's weights are the same numbers up to
   // rounding (tests/ch13_heads_cli_test.cpp).
-  TransformerAttentionMaps attention_maps(const std::vector<int64_t>& src, const std::vector<int64_t>& output) const;
+  TransformerAttentionMaps attention_maps(const std::vector<int64_t>& src,
+                                         const std::vector<int64_t>& output) const override;
 
   // The parts, for reading the attention maps of a teacher-forced pass (chapter 13).
   const TransformerCore& core() const { return core_; }

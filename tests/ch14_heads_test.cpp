@@ -12,28 +12,18 @@
 #include <vector>
 
 #include "autograd/functions.h"
+#include "exercises/check/14_check.h"  // decoder_config
 #include "models/heads.h"
+#include "models/vocab.h"
 #include "tests/heed_cli.h"
+#include "tests/model_fixtures.h"
 #include "tests/precision.h"
 
 using namespace heed;
+using heed::check::decoder_config;
 using heed::test::tol;
 
 namespace {
-
-// An attention-only decoder over the repeat task's V symbols (3 special tokens before them).
-ModelConfig decoder_config(int64_t V, int64_t D, int64_t layers, int64_t heads) {
-  ModelConfig c;
-  c.model = "decoder";
-  c.src_vocab = c.tgt_vocab = V + 3;
-  c.embed = D;
-  c.layers = layers;
-  c.heads = heads;
-  c.attention_only = true;
-  c.positions = "learned";
-  c.max_src_len = 32;
-  return c;
-}
 
 Var& param(std::vector<std::pair<std::string, Var>>& params, const std::string& name) {
   for (auto& [n, v] : params)
@@ -134,6 +124,31 @@ TEST_SUITE("ch14_heads") {
       CHECK(std::fabs(s[static_cast<size_t>(h)].previous_token - even_prev) < tol(1e-15));
       CHECK(std::fabs(s[static_cast<size_t>(h)].induction - even_ind) < tol(1e-15));
     }
+  }
+
+  TEST_CASE("Model::attention_maps of a decoder-only model: hidden()'s weights over <bos> and the output but its last; "
+            "head_scores through a Model; a recurrent model has no maps and no heads") {
+    Generator gen(3);
+    DecoderModel model(decoder_config(5, 8, 2, 2), gen);
+    const std::vector<int64_t> output = {4, 6, 5, Vocab::kEos};
+    const Model& any = model;
+    const AttentionMaps maps = any.attention_maps({}, output);
+    REQUIRE(maps.self.size() == 2);
+    CHECK(maps.encoder.empty());
+    CHECK(maps.cross.empty());
+    std::vector<Var> weights;
+    model.hidden({Vocab::kBos, 4, 6, 5}, 1, 4, {4}, &weights);
+    for (size_t l = 0; l < 2; ++l) {
+      CHECK(maps.self[l].shape() == Shape{1, 2, 4, 4});
+      CHECK(std::memcmp(maps.self[l].data(), weights[l].value().data(), 32 * sizeof(real)) == 0);
+    }
+    RepeatTask task(5, 2, 3);
+    CHECK(head_scores(any, task, 3, 1).size() == 4);
+    Generator g2(3);
+    std::unique_ptr<Model> rnn = make_model(test::tiny_rnn("additive"), g2);
+    CHECK_THROWS_WITH_AS(rnn->attention_maps({4, 5}, {5, Vocab::kEos}),
+                         "model: the additive model has no layers of heads to map", Error);
+    CHECK_THROWS_WITH_AS(head_scores(*rnn, task, 3, 1), "heads: model 'additive' is not a decoder-only model", Error);
   }
 
   TEST_CASE("score_head: by hand on a (1, 1, 5, 5) tensor; shapes and heads that do not fit are errors") {

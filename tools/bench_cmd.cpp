@@ -163,7 +163,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
   const bool watch = a.has("--watch");
   const int64_t watch_every = a.integer("--watch-every", kDefaultWatchEvery, 1, 100000000);
   if (a.has("--watch-every") && !watch) throw a.error("--watch-every needs --watch");
-  if (watch && c.kind() == ModelKind::kPlain) throw a.error("--watch: the plain model has no attention matrix to show");
+  if (watch && !c.has_attention()) throw a.error("--watch: the plain model has no attention matrix to show");
   ReverseTask task(kBenchVocab, L, L);
 
   Generator gen(0);

@@ -13,7 +13,6 @@
 #include "models/decoder_model.h"
 #include "models/evaluate.h"
 #include "models/heads.h"
-#include "models/transformer.h"
 #include "models/translate.h"
 #include "tensor/math.h"
 #include "tools/common.h"
@@ -214,7 +213,7 @@ int cmd_eval(const std::vector<std::string>& argv) {
                            {"n", h.sequences}});
     if (a.has("--heads")) {
       // The same sequences for the scores and every ablation as for the losses above.
-      auto& model = dynamic_cast<DecoderModel&>(*m.model);
+      Model& model = *m.model;
       std::vector<HeadScore> scores = head_scores(model, *repeat, samples, static_cast<uint64_t>(seed));
       std::vector<HeadAblation> ablations = ablate_each_head(model, *repeat, samples, static_cast<uint64_t>(seed));
       std::printf("\nheads: attention scores, and the loss with the head's output zeroed (nats per symbol)\n");
@@ -238,16 +237,13 @@ int cmd_eval(const std::vector<std::string>& argv) {
         // Every layer's and head's matrix of the film's sequence, one panel each, titled by the
         // head's scores (over the sequences above, not this one alone).
         const Example e = film_sequence(*repeat);
-        std::vector<int64_t> ids = {Vocab::kBos};
+        std::vector<int64_t> ids = {Vocab::kBos};  // what the model reads: <bos> and the sequence
         ids.insert(ids.end(), e.tgt.begin(), e.tgt.end());
         std::vector<std::string> tokens;
         for (int64_t id : ids) tokens.push_back(m.tgt_vocab.token(id));
-        const int64_t T = static_cast<int64_t>(ids.size());
-        std::vector<Var> weights;
-        {
-          NoGradGuard no_grad;
-          model.hidden(ids, 1, T, {T}, &weights);
-        }
+        std::vector<int64_t> output = e.tgt;  // what it writes after them: the sequence and <eos>
+        output.push_back(Vocab::kEos);
+        const std::vector<Tensor> weights = model.attention_maps({}, output).self;
         std::vector<std::vector<HeatmapPanel>> grid(weights.size());
         for (const HeadScore& sc : scores) {
           char label[120];
@@ -255,7 +251,7 @@ int cmd_eval(const std::vector<std::string>& argv) {
                         static_cast<long long>(sc.layer), static_cast<long long>(sc.head), sc.induction,
                         sc.previous_token);
           grid[static_cast<size_t>(sc.layer)].push_back(
-              {label, head_matrix(weights[static_cast<size_t>(sc.layer)].value(), 0, sc.head)});
+              {label, head_matrix(weights[static_cast<size_t>(sc.layer)], 0, sc.head)});
         }
         const std::string title = "repeat: " + m.model->config().describe() + ", every layer and head on a segment of " +
                                   std::to_string(e.src.size()) + " symbols and its repeat (scores over " +

@@ -36,7 +36,7 @@ HeadChoice choose_heads(const Args& a, const ModelConfig& c, const std::string& 
   if (!c.has_layers()) {
     std::string flag = a.has("--attention") ? "--attention" : a.has("--layer") ? "--layer" : "--head";
     throw a.error(flag + " " + a.text(flag, "") + ": the " + c.model + " model " +
-                  (c.kind() == ModelKind::kPlain ? "has no attention" : "attends once per output step") +
+                  (c.has_attention() ? "attends once per output step" : "has no attention") +
                   ", with no layers or heads to choose from; --attention, --layer and --head are for --model "
                   "transformer and --model decoder");
   }
@@ -61,7 +61,7 @@ HeadChoice choose_heads(const Args& a, const ModelConfig& c, const std::string& 
   return h;
 }
 
-std::vector<std::vector<HeatmapPanel>> head_panels(const TransformerAttentionMaps& maps, const HeadChoice& h) {
+std::vector<std::vector<HeatmapPanel>> head_panels(const AttentionMaps& maps, const HeadChoice& h) {
   const std::vector<Tensor>& per_layer = h.kind == "cross" ? maps.cross : h.kind == "encoder" ? maps.encoder : maps.self;
   std::vector<std::vector<HeatmapPanel>> grid;
   for (int64_t l = 0; l < h.layers; ++l) {

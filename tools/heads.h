@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/config.h"
-#include "models/transformer.h"
+#include "models/model.h"
 #include "tools/args.h"
 #include "viz/svg.h"
 
@@ -43,6 +43,6 @@ HeadChoice choose_heads(const Args& a, const ModelConfig& c, const std::string& 
 // The matrices of a choice, taken from one teacher-forced pass's maps (batch 1): one panel per
 // layer and head drawn ([layer][head]), or a single one; a panel's weights are head K's, or
 // their mean over the heads for head -1.
-std::vector<std::vector<HeatmapPanel>> head_panels(const TransformerAttentionMaps& maps, const HeadChoice& h);
+std::vector<std::vector<HeatmapPanel>> head_panels(const AttentionMaps& maps, const HeadChoice& h);
 
 }  // namespace heed

@@ -15,7 +15,6 @@
 #include "models/data.h"
 #include "models/decoder_model.h"
 #include "models/evaluate.h"
-#include "models/transformer.h"
 #include "models/translate.h"
 #include "tensor/math.h"
 #include "tools/common.h"
@@ -178,12 +177,10 @@ int cmd_predict(const std::vector<std::string>& argv) {
                   "heed eval --load scores it");
   std::optional<HeadChoice> choice;  // what --attention, --layer and --head ask for
   if (pick) choice = choose_heads(a, m.model->config(), kind, all_heads);
-  if (a.has("--svg") && m.model->config().kind() == ModelKind::kPlain) throw a.error("--svg: the plain model has no attention to draw");
   const Vocab& sv = m.src_vocab;  // the file's vocabularies
   const Vocab& tv = m.tgt_vocab;
-  const std::string& model_name = m.model->config().model;
-  if (model_name == "plain" && a.has("--svg")) throw a.error("--svg: the plain model has no attention to draw");
-  if (model_name == "plain" && a.has("--html")) throw a.error("--html: the plain model has no attention to explore");
+  if (!m.model->has_attention() && a.has("--svg")) throw a.error("--svg: the plain model has no attention to draw");
+  if (!m.model->has_attention() && a.has("--html")) throw a.error("--html: the plain model has no attention to explore");
   std::vector<int64_t> src;
   if (const auto* data = dynamic_cast<const DataTask*>(m.task.get())) {
     // Free text, split by the rule the model was trained with; unknown words become <unk>.
@@ -239,9 +236,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
   AxisCaptions axes;
   std::string picked;  // "cross-attention, layer 1 (of 0-1), head 3 (of 0-3)": HeadChoice::describe
   if (choice) {
-    const auto& t = dynamic_cast<const TransformerSeq2Seq&>(*m.model);
-    const TransformerAttentionMaps maps = t.attention_maps(src, best.tokens);
-    grid = head_panels(maps, *choice);
+    grid = head_panels(m.model->attention_maps(src, best.tokens), *choice);
     attention = grid.front().front().weights;
     if (kind == "encoder") {  // each source token (a query) reading every source token (the keys)
       axes = {"source (keys)", "source (queries)"};

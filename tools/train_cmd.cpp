@@ -185,9 +185,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   if (!plan.task) plan.task = make_task(task_name, a.integer("--vocab", 10, 1, SymbolTask::kMaxVocab), min_len, max_len);
 
   ModelConfig& config = plan.config;
-  config.model =
-      a.choice("--model", "additive",
-               {"plain", "additive", "general", "dot", "scaled", "cosine", "location", "transformer", "decoder"});
+  config.model = a.choice("--model", "additive", model_names());
   // A decoder-only model reads one sequence: repeat and german are one already; the other tasks
   // are written as one, source <sep> target (OneSequenceTask, models/tasks.h). german has no
   // source for an encoder to read.
@@ -233,20 +231,18 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   plan.checkpoint_every = a.integer("--checkpoint-every", 0, 0, 100000000);
   plan.weights_only = a.has("--weights-only");
   plan.force = a.has("--force");
-  plan.watch = parse_watch_flags(a, config.model);
+  plan.watch = parse_watch_flags(a, config);
   check_step_memory(config, opt.batch, plan.task->max_len());
   if (a.has("--load")) adopt_loaded_model(plan, a);
   choose_film_heads(a, plan.config, plan.watch);  // the model's shape is now known
   return plan;
 }
 
-int cmd_train(const std::vector<std::string>& argv) {
-  TrainPlan plan = parse_train_flags(argv);
-  if (plan.help) {
-    std::printf(kHelp, kTransformerHelp);
-    std::fputs(kWatchHelp, stdout);
-    return 0;
-  }
+namespace {
+
+// Before any work: no output may destroy an input or another output, and --save must be
+// writable (when it holds another run's training checkpoint, say which run it replaces).
+void check_outputs(const TrainPlan& plan) {
   if (plan.checkpoint_every > 0 && plan.save.empty())
     throw Error("heed train: --checkpoint-every needs --save FILE (where to save)");
   // No output may destroy an input or another output; the checkpoint may replace the one the
@@ -287,34 +283,17 @@ int cmd_train(const std::vector<std::string>& argv) {
       }
     }
   }
+}
+
+// The run's opening lines: the model and the task, a data file's counts, and what --save,
+// --resume, --load and a raised --steps mean for this run.
+void print_start(const TrainPlan& plan, const Model& model, const Trainer& trainer, bool finished) {
   const ModelConfig& config = plan.config;
   const TrainOptions& opt = plan.opt;
   const Task* task = plan.task.get();
-  const int64_t seed = plan.seed, eval_samples = plan.eval_samples;
   const std::string& save = plan.save;
-  std::unique_ptr<Watcher> watcher;  // --watch, --film
-  if (plan.watch.any()) watcher = std::make_unique<Watcher>(plan.watch, *task, config, opt, seed);
-  if (watcher && !plan.resume.empty()) watcher->continue_film(plan.resumed_step);  // never replace its frames
-
-  LoadedModel run = make_run_model(plan);
-  Model& model = *run.model;
-  Trainer trainer(model, *task, opt);
-  restore_run(plan, run, trainer);
-  std::string shape = config.cell + " cell" + (config.bidirectional ? ", bidirectional" : "") +
-                      (config.input_feeding ? ", input feeding" : "");
-  if (config.kind() == ModelKind::kTransformer)
-    shape = std::to_string(config.layers) + "+" + std::to_string(config.layers) + " layers, " +
-            std::to_string(config.heads) + " heads, d " + std::to_string(config.embed) + ", ff " +
-            std::to_string(config.ff) + (config.norm_first ? ", pre-norm" : ", post-norm") + ", " + config.positions +
-            " positions" + (config.share_embeddings ? ", shared embeddings" : "");
-  if (config.is_decoder())
-    shape = std::to_string(config.layers) + " layers, " + std::to_string(config.heads) + " heads, d " +
-            std::to_string(config.embed) +
-            (config.attention_only ? std::string(", attention only")
-                                   : ", ff " + std::to_string(config.ff) + (config.norm_first ? ", pre-norm" : ", post-norm")) +
-            ", " + config.positions + " positions" + (config.share_embeddings ? ", shared embeddings" : "");
   std::printf("training %s (%s, %lld parameters) on %s, %lld steps of %lld sequences\n", config.model.c_str(),
-              shape.c_str(), static_cast<long long>(model.num_parameters()), task->name().c_str(),
+              config.shape().c_str(), static_cast<long long>(model.num_parameters()), task->name().c_str(),
               static_cast<long long>(opt.steps), static_cast<long long>(opt.batch));
   if (const auto* d = dynamic_cast<const DataTask*>(task)) {
     const DataCounts& c = d->train_counts();
@@ -339,7 +318,6 @@ int cmd_train(const std::vector<std::string>& argv) {
     std::printf("resuming %s at step %lld\n", terminal_safe(plan.resume).c_str(),
                 static_cast<long long>(trainer.steps_done()));
   if (!plan.load.empty()) std::printf("starting from the weights of %s\n", terminal_safe(plan.load).c_str());
-  const bool finished = !plan.resume.empty() && trainer.done();
   if (finished)
     std::printf("%s is a finished run (step %lld of %lld): nothing left to train; give --steps above %lld to "
                 "train on\n",
@@ -357,6 +335,15 @@ int cmd_train(const std::vector<std::string>& argv) {
                 scheduled_lr(before, at));
   }
   std::fflush(stdout);
+}
+
+// The steps to the last, with --watch and --film taking their snapshots on the way. Returns the
+// exit status: a signal's (the run saved with --save, *stopped set), else the film's (2 when it
+// could not be written). The losses, tokens and time in r.
+int train_steps(const TrainPlan& plan, Model& model, Trainer& trainer, Watcher* watcher, TrainResult& r,
+                bool& stopped) {
+  const TrainOptions& opt = plan.opt;
+  const std::string& save = plan.save;
   Reporter reporter(opt.steps, trainer.steps_done());
   // Test hook (tests/reliability_test.cpp): HEED_TEST_NAN_AFTER_STEP=k turns one weight into NaN
   // after step k, so that a test can watch the non-finite guard stop the run from the outside.
@@ -382,30 +369,38 @@ int cmd_train(const std::vector<std::string>& argv) {
       return 2;
     }
   };
-  int film_status = 0;
-  TrainResult r;
-  {
-    RunGuard guard(plan, model, trainer);  // SIGINT, SIGTERM, SIGHUP, SIGPIPE and --checkpoint-every
-    auto start = std::chrono::steady_clock::now();
-    while (!trainer.done()) {
-      Progress p = trainer.step();
-      report(p);
-      if (int status = guard.after_step()) {  // saved (with --save); then the film so far
-        finish_film();
-        return status;
-      }
-    }
-    r.losses = trainer.recent_losses();
-    r.target_tokens = trainer.target_tokens();
-    r.seconds = std::chrono::duration<real>(std::chrono::steady_clock::now() - start).count();
-    // The checkpoint first, then the film: an optional output never costs the run.
-    if (int status = guard.finish()) {
+  RunGuard guard(plan, model, trainer);  // SIGINT, SIGTERM, SIGHUP, SIGPIPE and --checkpoint-every
+  auto start = std::chrono::steady_clock::now();
+  while (!trainer.done()) {
+    Progress p = trainer.step();
+    report(p);
+    if (int status = guard.after_step()) {  // saved (with --save); then the film so far
       finish_film();
+      stopped = true;
       return status;
     }
-    film_status = finish_film();
   }
+  r.losses = trainer.recent_losses();
+  r.target_tokens = trainer.target_tokens();
+  r.seconds = std::chrono::duration<real>(std::chrono::steady_clock::now() - start).count();
+  // The checkpoint first, then the film: an optional output never costs the run.
+  if (int status = guard.finish()) {
+    finish_film();
+    stopped = true;
+    return status;
+  }
+  return finish_film();
+}
 
+// The end of a run: its loss over the last steps, its score on held-out data (a data file's
+// BLEU, the repeat task's two copies, the German grammar's loss, or exact accuracy), where it
+// was saved and, with --json, all of it as one line.
+void print_result(const TrainPlan& plan, const Model& model, const TrainResult& r, bool finished) {
+  const ModelConfig& config = plan.config;
+  const TrainOptions& opt = plan.opt;
+  const Task* task = plan.task.get();
+  const int64_t seed = plan.seed, eval_samples = plan.eval_samples;
+  const std::string& save = plan.save;
   int64_t tail = std::min<int64_t>(50, static_cast<int64_t>(r.losses.size()));
   real loss = 0;
   for (int64_t i = 0; i < tail; ++i) loss += r.losses[r.losses.size() - 1 - i];
@@ -483,7 +478,34 @@ int cmd_train(const std::vector<std::string>& argv) {
     }
     std::printf("%s\n", j.dump().c_str());
   }
-  return film_status;
+}
+
+}  // namespace
+
+int cmd_train(const std::vector<std::string>& argv) {
+  TrainPlan plan = parse_train_flags(argv);
+  if (plan.help) {
+    std::printf(kHelp, kTransformerHelp);
+    std::fputs(kWatchHelp, stdout);
+    return 0;
+  }
+  check_outputs(plan);
+  std::unique_ptr<Watcher> watcher;  // --watch, --film
+  if (plan.watch.any()) watcher = std::make_unique<Watcher>(plan.watch, *plan.task, plan.config, plan.opt, plan.seed);
+  if (watcher && !plan.resume.empty()) watcher->continue_film(plan.resumed_step);  // never replace its frames
+
+  LoadedModel run = make_run_model(plan);
+  Model& model = *run.model;
+  Trainer trainer(model, *plan.task, plan.opt);
+  restore_run(plan, run, trainer);
+  const bool finished = !plan.resume.empty() && trainer.done();
+  print_start(plan, model, trainer, finished);
+  TrainResult r;
+  bool stopped = false;
+  const int status = train_steps(plan, model, trainer, watcher.get(), r, stopped);
+  if (stopped) return status;
+  print_result(plan, model, r, finished);
+  return status;
 }
 
 }  // namespace heed

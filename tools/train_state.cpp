@@ -156,7 +156,7 @@ TrainPlan plan_from_checkpoint(const Args& a) {
   plan.weights_only = a.has("--weights-only");
   plan.force = a.has("--force");
   plan.json = a.has("--json");
-  plan.watch = parse_watch_flags(a, plan.config.model);  // a resumed film starts at the step resumed
+  plan.watch = parse_watch_flags(a, plan.config);  // a resumed film starts at the step resumed
   choose_film_heads(a, plan.config, plan.watch);         // continued only if the film drew the same
   check_step_memory(plan.config, opt.batch, plan.task->max_len());
   return plan;

@@ -16,7 +16,6 @@
 #include "io/utf8.h"
 #include "models/decoder_model.h"
 #include "models/heads.h"
-#include "models/transformer.h"
 #include "tools/common.h"  // format_duration
 #include "viz/heatmap.h"
 #include "viz/svg.h"
@@ -51,7 +50,7 @@ int screen_lines(const std::string& text, int columns) {
 
 }  // namespace
 
-WatchPlan parse_watch_flags(const Args& a, const std::string& model) {
+WatchPlan parse_watch_flags(const Args& a, const ModelConfig& c) {
   WatchPlan plan;
   plan.watch = a.has("--watch");
   plan.film = a.text("--film", "");
@@ -59,7 +58,7 @@ WatchPlan parse_watch_flags(const Args& a, const std::string& model) {
   if (a.has("--film") && plan.film.empty()) throw a.error("--film needs a file name");
   plan.every = a.integer("--watch-every", kDefaultWatchEvery, 1, 100000000);
   if (a.has("--watch-every") && !plan.any()) throw a.error("--watch-every needs --watch or --film");
-  if (plan.any() && model == "plain")
+  if (plan.any() && !c.has_attention())
     throw a.error(std::string(plan.film.empty() ? "--watch" : "--film") +
                   ": the plain model has no attention matrix to show (it reads only the encoder's last state); "
                   "choose --model additive, general, dot, scaled, cosine or location");
@@ -146,8 +145,7 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
   if (!heads_ && plan.heads) {
     const HeadChoice choice = *plan.heads;
     maker_->set_matrix([choice](const Model& m, const std::vector<int64_t>& src, const std::vector<int64_t>& output) {
-      const auto& t = dynamic_cast<const TransformerSeq2Seq&>(m);
-      return head_panels(t.attention_maps(src, output), choice).front().front().weights;
+      return head_panels(m.attention_maps(src, output), choice).front().front().weights;
     });
     film.shows = choice.describe();
     film.title = config.model + " " + film.shows + ", learning " + task.name();
@@ -169,12 +167,12 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
 Film& Watcher::film() { return heads_ ? heads_->film() : maker_->film(); }
 
 const FilmFrame* Watcher::take_start(const Model& model, int64_t step) {
-  if (heads_) return heads_->start(dynamic_cast<const DecoderModel&>(model), step);
+  if (heads_) return heads_->start(model, step);
   return maker_->start(model, step);
 }
 
 const FilmFrame* Watcher::take_step(const Model& model, const Progress& p) {
-  if (heads_) return heads_->on_step(dynamic_cast<const DecoderModel&>(model), p);
+  if (heads_) return heads_->on_step(model, p);
   return maker_->on_step(model, p);
 }
 

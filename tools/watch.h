@@ -36,7 +36,7 @@ struct WatchPlan {
 // The flags --watch, --film FILE and --watch-every N (names for Args: kWatchValued, kWatchSwitches).
 // heed::Error (from a.error) for N < 1, --watch-every without --watch or --film, or a model
 // without attention. Does not touch the file system.
-WatchPlan parse_watch_flags(const Args& a, const std::string& model);
+WatchPlan parse_watch_flags(const Args& a, const ModelConfig& c);
 // --attention, --layer and --head into plan.heads, for the model `c` the run trains (after
 // --load or --resume has fixed its shape). heed::Error naming flag, value and range as heed
 // predict's (tools/heads.h), and for the flags without --film or --watch; --head all and the

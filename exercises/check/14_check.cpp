@@ -63,21 +63,6 @@ void expect_error(const std::function<void()>& f, const std::string& what, const
   wrong(what + ": expected heed::Error, but it returned\n  input: " + input);
 }
 
-// The decoder-only model of models/decoder_model.h: attention-only, learned positions, V symbols
-// and the three specials.
-ModelConfig decoder_config(int64_t V, int64_t D, int64_t layers, int64_t heads) {
-  ModelConfig c;
-  c.model = "decoder";
-  c.src_vocab = c.tgt_vocab = V + 3;
-  c.embed = D;
-  c.layers = layers;
-  c.heads = heads;
-  c.attention_only = true;
-  c.positions = "learned";
-  c.max_src_len = 32;
-  return c;
-}
-
 Var& parameter(std::vector<std::pair<std::string, Var>>& params, const std::string& name) {
   for (auto& [n, v] : params)
     if (n == name) return v;

@@ -25,6 +25,7 @@
 #include "models/vocab.h"
 #include "nn/attention.h"
 #include "nn/rnn_cell.h"
+#include "tutorials/chapter.h"
 #include "viz/diagram.h"
 #include "viz/svg.h"
 
@@ -32,23 +33,10 @@ using namespace heed;
 
 namespace {
 
-using Vec = std::vector<real>;
-
-void print_vec(const char* label, const Vec& x) {
-  std::printf("%-30s (", label);
-  for (size_t i = 0; i < x.size(); ++i) std::printf("%s%6.3f", i ? ", " : "", x[i]);
-  std::printf(")\n");
-}
-
-Vec row(const Tensor& t, int64_t r, int64_t n) { return Vec(t.data() + r * n, t.data() + (r + 1) * n); }
-
-Vec matvec(const Tensor& W, const Vec& x) {  // W (out, in) times x (in)
-  const int64_t out = W.shape()[0], in = W.shape()[1];
-  Vec y(out, 0);
-  for (int64_t o = 0; o < out; ++o)
-    for (int64_t k = 0; k < in; ++k) y[o] += W[o * in + k] * x[k];
-  return y;
-}
+using chapter::matvec;
+using chapter::print_vec;
+using chapter::row;
+using chapter::Vec;
 
 real dot(const Vec& a, const Vec& b) {
   real s = 0;

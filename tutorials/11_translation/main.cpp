@@ -25,6 +25,7 @@
 #include "models/seq2seq.h"
 #include "models/train.h"
 #include "models/translate.h"
+#include "tutorials/chapter.h"
 #include "viz/heatmap.h"
 #include "viz/svg.h"
 
@@ -503,12 +504,10 @@ void show_data(const TranslateTask& task, const Budget& bud, const std::string& 
   std::printf("\n");
 }
 
-const char* const kSections[] = {"grammar", "training", "accuracy", "attention", "data"};
+const std::vector<std::string> kSections = {"grammar", "training", "accuracy", "attention", "data"};
 
-int run(bool quick, const std::string& dir, const std::vector<std::string>& sections) {
-  auto wanted = [&](const std::string& name) {
-    return sections.empty() || std::find(sections.begin(), sections.end(), name) != sections.end();
-  };
+int run(bool quick, const std::string& dir, const chapter::Args& args) {
+  auto wanted = [&](const std::string& name) { return args.wants(name); };
   const Budget bud = budget(quick);
   const TranslateTask task;
   if (wanted("grammar")) show_grammar(task);
@@ -551,25 +550,13 @@ int run(bool quick, const std::string& dir, const std::vector<std::string>& sect
 
 int main(int argc, char** argv) {
   heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
-  bool quick = false;
-  std::string dir = "build/ch11";
-  std::vector<std::string> sections;
-  const char* usage = "usage: tutorial-11 [--quick] [--out DIR] [grammar|training|accuracy|attention|data ...]";
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--quick") {
-      quick = true;
-    } else if (a == "--out" && i + 1 < argc) {
-      dir = argv[++i];
-    } else if (std::find(std::begin(kSections), std::end(kSections), a) != std::end(kSections)) {
-      sections.push_back(a);
-    } else {
-      std::fprintf(stderr, "tutorial-11: unknown argument '%s' (%s)\n", a.c_str(), usage);
-      return 2;
-    }
-  }
+  chapter::Args args;
+  if (!chapter::read_args(argc, argv, kSections, "tutorial-11",
+                          "usage: tutorial-11 [--quick] [--out DIR] [grammar|training|accuracy|attention|data ...]",
+                          args))
+    return 2;
   try {
-    return run(quick, dir, sections);
+    return run(args.quick, args.dir.empty() ? "build/ch11" : args.dir, args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tutorial-11: %s\n", e.what());
     return 2;

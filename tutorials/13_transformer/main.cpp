@@ -27,6 +27,7 @@
 #include "models/translate.h"
 #include "nn/optim.h"
 #include "nn/transformer_layers.h"
+#include "tutorials/chapter.h"
 #include "viz/diagram.h"
 #include "viz/svg.h"
 
@@ -438,7 +439,7 @@ void recipe(bool quick) {
   std::printf("\n");
 }
 
-const char* const kSections[] = {"qkv", "causal", "reverse", "speed", "translate", "recipe"};
+const std::vector<std::string> kSections = {"qkv", "causal", "reverse", "speed", "translate", "recipe"};
 
 }  // namespace
 
@@ -502,26 +503,15 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  bool quick = false;
-  std::string dir = "build/ch13";
-  std::vector<std::string> sections;
-  const char* usage = "usage: tutorial-13 [--quick] [--out DIR] [qkv|causal|reverse|speed|translate|recipe ...] | figures [DIR]";
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--quick") {
-      quick = true;
-    } else if (a == "--out" && i + 1 < argc) {
-      dir = argv[++i];
-    } else if (std::find(std::begin(kSections), std::end(kSections), a) != std::end(kSections)) {
-      sections.push_back(a);
-    } else {
-      std::fprintf(stderr, "tutorial-13: unknown argument '%s' (%s)\n", a.c_str(), usage);
-      return 2;
-    }
-  }
-  auto wanted = [&](const std::string& name) {
-    return sections.empty() || std::find(sections.begin(), sections.end(), name) != sections.end();
-  };
+  chapter::Args args;
+  if (!chapter::read_args(argc, argv, kSections, "tutorial-13",
+                          "usage: tutorial-13 [--quick] [--out DIR] [qkv|causal|reverse|speed|translate|recipe ...] | "
+                          "figures [DIR]",
+                          args))
+    return 2;
+  const bool quick = args.quick;
+  const std::string dir = args.dir.empty() ? "build/ch13" : args.dir;
+  auto wanted = [&](const std::string& name) { return args.wants(name); };
   try {
     if (wanted("qkv")) qkv();
     if (wanted("causal")) causal();

@@ -29,6 +29,7 @@
 #include "models/heads.h"
 #include "models/tasks.h"
 #include "models/train.h"
+#include "tutorials/chapter.h"
 #include "viz/film.h"
 #include "viz/svg.h"
 
@@ -546,32 +547,18 @@ void phase(Experiment& e, const std::string& dir) {
   std::printf("(chart: %s; film: %s)\n\n", chart_path.c_str(), film_path.c_str());
 }
 
-const char* const kSections[] = {"causal", "sample", "repeat", "heads", "ablate", "phase"};
+const std::vector<std::string> kSections = {"causal", "sample", "repeat", "heads", "ablate", "phase"};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
-  std::string dir;
-  std::vector<std::string> sections;
-  const char* usage = "usage: tutorial-14 [--quick] [--out DIR] [causal|sample|repeat|heads|ablate|phase ...]";
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--quick") {
-      quick = true;
-    } else if (a == "--out" && i + 1 < argc) {
-      dir = argv[++i];
-    } else if (std::find(std::begin(kSections), std::end(kSections), a) != std::end(kSections)) {
-      sections.push_back(a);
-    } else {
-      std::fprintf(stderr, "tutorial-14: unknown argument '%s' (%s)\n", a.c_str(), usage);
-      return 2;
-    }
-  }
-  if (dir.empty()) dir = quick ? "build/ch14/quick" : "build/ch14";
-  auto wanted = [&](const std::string& name) {
-    return sections.empty() || std::find(sections.begin(), sections.end(), name) != sections.end();
-  };
+  chapter::Args args;
+  if (!chapter::read_args(argc, argv, kSections, "tutorial-14",
+                          "usage: tutorial-14 [--quick] [--out DIR] [causal|sample|repeat|heads|ablate|phase ...]", args))
+    return 2;
+  const bool quick = args.quick;
+  const std::string dir = !args.dir.empty() ? args.dir : quick ? "build/ch14/quick" : "build/ch14";
+  auto wanted = [&](const std::string& name) { return args.wants(name); };
   try {
     Experiment e(quick ? kQuick : kFull);
     if (wanted("causal")) causal();
