@@ -12,7 +12,8 @@
 #   make exercises      check every chapter's exercises (make exercise-NN: one chapter; exercises/)
 #                       SEED=N, JSON=FILE, CHECKS=DIR for a grader; tools/grade_exercises.sh a class
 #   make student-edition DIR=folder  the repository as a class hands it out (no solutions)
-#   make yours          heed built on your passed exercises (build-yours/); make yours-test checks it
+#   make yours          heed built on your passed exercises (build-yours/); make yours-test checks it;
+#                       make yours-tutorial-NN runs chapter NN's program on it
 #   make bench          time a training step of every benchmark model at configurations S and M
 #   make sanitize       everything under AddressSanitizer, LeakSanitizer and UBSan: tests + a CLI run
 #   make tsan           the thread pool's tests and the thread-count same-bits test under ThreadSanitizer

@@ -163,6 +163,9 @@ test-clang: | $(DOCTEST)
 # libc++abi-14-dev), and g++ 11, Ubuntu 22.04's and so WSL's (Debian: g++-11). heed uses no
 # standard-library feature that either lacks; these targets are what holds it to that. Nothing is
 # installed here: a missing toolchain stops with the packages to install (.ci/run installs them).
+# The exercises' suite runs whole there too, make yours and make yours-test included (a student's
+# Mac links their own heed with clang++ and libc++): HEED_MAKES tells the tests that the make they
+# run builds this folder with its compiler (CXX, in their environment), as make test's does.
 LIBCXX_CXX ?= clang++ -stdlib=libc++
 GCC11_CXX  ?= g++-11
 # $(call need_toolchain,COMPILER,PACKAGES): stops with a message unless COMPILER builds and links
@@ -173,12 +176,12 @@ need_toolchain = printf '\043include <version>\nint main() { return 0; }\n' >/tm
   [ $$ok -eq 0 ] || { echo "heed: '$(1)' cannot build a C++20 program; on Debian or Ubuntu: sudo apt-get install $(2)" >&2; exit 1; }
 test-libcxx: | $(DOCTEST)
 	@$(call need_toolchain,$(LIBCXX_CXX),clang libc++-14-dev libc++abi-14-dev)
-	$(MAKE) BUILD=build-libcxx CXX="$(LIBCXX_CXX)" all $(if $(EX_FULL),build-libcxx/exercise-selftest build-libcxx/exercise-01)
-	HEED_BUILD=build-libcxx build-libcxx/tests
+	$(MAKE) BUILD=build-libcxx CXX="$(LIBCXX_CXX)" all $(if $(EX_FULL),build-libcxx/exercise-selftest build-libcxx/exercise-01 yours-prerequisites)
+	HEED_BUILD=build-libcxx HEED_MAKES=1 CXX="$(LIBCXX_CXX)" build-libcxx/tests
 test-gcc11: | $(DOCTEST)
 	@$(call need_toolchain,$(GCC11_CXX),g++-11)
-	$(MAKE) BUILD=build-gcc11 CXX="$(GCC11_CXX)" all $(if $(EX_FULL),build-gcc11/exercise-selftest build-gcc11/exercise-01)
-	HEED_BUILD=build-gcc11 build-gcc11/tests
+	$(MAKE) BUILD=build-gcc11 CXX="$(GCC11_CXX)" all $(if $(EX_FULL),build-gcc11/exercise-selftest build-gcc11/exercise-01 yours-prerequisites)
+	HEED_BUILD=build-gcc11 HEED_MAKES=1 CXX="$(GCC11_CXX)" build-gcc11/tests
 
 # Emulation is tens of times slower, so ARM64 runs what can tell two machines apart: the kernels,
 # every gradient check and numerical test, the fixed-seed checkpoint hashes and the CLI, in SHARDS

@@ -270,6 +270,11 @@ bool chapter_chosen(const std::string& nn) {
   return (!only || listed(only)) && (!except || !listed(except));
 }
 
+bool make_builds_here() {
+  const char* makes = std::getenv("HEED_MAKES");
+  return build_dir() == "build" || (makes && *makes);
+}
+
 std::string runner() {
   const char* run = std::getenv("HEED_RUN");
   return run && *run ? std::string(run) + " " : "";

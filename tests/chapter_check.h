@@ -18,6 +18,12 @@
 // build/sanitize), else "build".
 std::string build_dir();
 
+// Whether a make that the tests run (with BUILD=build_dir()) builds as that folder was built:
+// in build/ (make test's), or where HEED_MAKES is set and the compiler is in the environment's CXX
+// (make test-libcxx, test-gcc11). The tests of your own heed run make yours; elsewhere (make
+// sanitize's flags, make test-clang) they are skipped.
+bool make_builds_here();
+
 // What runs those programs: "" (they run directly), or $HEED_RUN and a space when set, e.g.
 // HEED_RUN=qemu-aarch64 for programs of another architecture (make test-aarch64 sets it).
 std::string runner();

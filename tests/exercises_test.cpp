@@ -327,7 +327,7 @@ const std::string kShortTraining =
 
 TEST_SUITE("exercises") {
   TEST_CASE("your heed: with the untouched exercise files, make yours is heed itself" *
-            doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
+            doctest::skip(!make_builds_here())) {
     const std::string dir = build_dir() + "/yours-untouched";
     int status = 0;
     std::string out = make_yours("yours", "YOURS=" + dir + " YOURS_CHAPTERS=07", &status);
@@ -359,7 +359,7 @@ TEST_SUITE("exercises") {
 
   TEST_CASE("your heed: with every solution in place, make yours-test passes and trains as heed" *
             DOUBLE_ONLY(kGradcheckReason) *
-            doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
+            doctest::skip(!make_builds_here())) {
     const std::string dir = build_dir() + "/yours-solutions";
     int status = 0;
     // Two chapter programs (those whose outputs differ on the solutions where the chapters say
@@ -413,7 +413,7 @@ TEST_SUITE("exercises") {
 
   TEST_CASE("your heed: a wrong piece and a refused piece are named, and nothing uses them" *
             DOUBLE_ONLY(kGradcheckReason) *
-            doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
+            doctest::skip(!make_builds_here())) {
     // The solutions with one known wrong answer for every piece but chapter 02's
     // (tests/yours_engine_test.cpp has those; the kinds tests/exercises/NN_wrong.cpp holds): a sum
     // that reads b's first row only, a product that assigns instead of adding, a softmax divided
@@ -538,7 +538,7 @@ TEST_SUITE("exercises") {
 
 TEST_SUITE("exercises") {
   TEST_CASE("exercises: make exercises prints its scoreboard, your heed's pieces included, without JSON=" *
-            doctest::skip(std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build")) {
+            doctest::skip(!make_builds_here())) {
     // Chapter 01 alone (its checker is built by make test), untouched: nothing passed. The recipe
     // runs in /bin/sh (dash on Debian), which parses the JSON branch even when it is not taken.
     int status = 0;

@@ -83,7 +83,7 @@ std::string of_pieces() {
   return " of " + std::to_string(n) + " pieces";
 }
 
-const bool kOtherBuild = std::getenv("HEED_BUILD") && std::string(std::getenv("HEED_BUILD")) != "build";
+const bool kOtherBuild = !make_builds_here();
 
 }  // namespace
 

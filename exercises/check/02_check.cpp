@@ -3,7 +3,8 @@
 // shapes including 1 x 1, and once with an input used twice (x * x: the gradients must add up).
 // The backward pass (02.4) runs on a graph that watches it (CheckGraph): its gradients must be
 // heed's bit for bit, each rule must run once and after its node's users, leaves accumulate over
-// passes, and a chain of 100,000 ops must not make the stack grow.
+// passes, and a chain of 100,000 ops must not make the stack grow. Each rule also runs on larger
+// inputs drawn per seed (sizes up to 99), its gradients held to heed's own op's.
 #include "exercises/02_autograd/exercises.h"
 #include "exercises/check/02_check.h"
 
@@ -244,6 +245,10 @@ std::vector<Exercise> exercises_02(const Impl02& impl) {
            expect_gradcheck("tanh with your tanh_backward", [&](const std::vector<Var>& v) { return tanh_op(v[0]); },
                             {x}, describe("x", x));
          }
+         // A larger x, drawn per seed (check.h, odd_size): the gradient against heed's tanh's.
+         Tensor x = random({odd_size(gen, 33, 99), odd_size(gen, 33, 99)}, gen, -2, 2);
+         expect_same_as("tanh with your tanh_backward", [&](const std::vector<Var>& v) { return tanh_op(v[0]); },
+                        [](const std::vector<Var>& v) { return tanh(v[0]); }, {x}, describe("x", x), gen);
        }},
       {"mul_backward",
        [mul_op] {
@@ -257,6 +262,12 @@ std::vector<Exercise> exercises_02(const Impl02& impl) {
          Tensor x = random({3}, gen, -2, 2);
          expect_gradcheck("x * x (one input used twice) with your mul_backward",
                           [&](const std::vector<Var>& v) { return mul_op(v[0], v[0]); }, {x}, describe("x", x));
+         // Larger ones, drawn per seed: the gradients against heed's mul's.
+         const Shape large = {odd_size(gen, 33, 99), odd_size(gen, 33, 99)};
+         Tensor a = random(large, gen, -2, 2), b = random(large, gen, -2, 2);
+         expect_same_as("a * b with your mul_backward", [&](const std::vector<Var>& v) { return mul_op(v[0], v[1]); },
+                        [](const std::vector<Var>& v) { return mul(v[0], v[1]); }, {a, b},
+                        describe("a", a) + "\n  " + describe("b", b), gen);
        }},
       {"matmul_backward",
        [matmul_op] {
@@ -267,6 +278,15 @@ std::vector<Exercise> exercises_02(const Impl02& impl) {
            expect_gradcheck("a b with your matmul_backward",
                             [&](const std::vector<Var>& v) { return matmul_op(v[0], v[1]); }, {a, b},
                             describe("a", a) + "\n  " + describe("b", b));
+         }
+         // Larger ones, drawn per seed, past the widths a loop may be unrolled or blocked by: the
+         // gradients against heed's matmul's.
+         for (auto [lo, hi] : {std::pair<int64_t, int64_t>{17, 63}, {65, 99}}) {
+           Tensor a = random({odd_size(gen, lo, hi), odd_size(gen, lo, hi)}, gen);
+           Tensor b = random({a.shape()[1], odd_size(gen, lo, hi)}, gen);
+           expect_same_as("a b with your matmul_backward", [&](const std::vector<Var>& v) { return matmul_op(v[0], v[1]); },
+                          [](const std::vector<Var>& v) { return matmul(v[0], v[1]); }, {a, b},
+                          describe("a", a) + "\n  " + describe("b", b), gen);
          }
        }},
       {"backward_pass",
@@ -382,6 +402,12 @@ std::vector<Exercise> exercises_02(const Impl02& impl) {
                             [&](const std::vector<Var>& v) { return sum_op(v[0], c.axis, c.keepdim); }, {x},
                             describe("x", x));
          }
+         // A larger x, drawn per seed, summed along each axis: the gradients against heed's sum's.
+         Tensor x = random({odd_size(gen, 17, 41), odd_size(gen, 17, 41), odd_size(gen, 33, 71)}, gen, -2, 2);
+         for (int64_t axis : {0, 1, 2})
+           expect_same_as("sum(x, " + std::to_string(axis) + ") with your sum_backward",
+                          [&](const std::vector<Var>& v) { return sum_op(v[0], axis, false); },
+                          [&](const std::vector<Var>& v) { return sum(v[0], axis, false); }, {x}, describe("x", x), gen);
        }},
   };
 }

@@ -3,6 +3,8 @@
 // row, logits of 1000 and a batch with every row ignored; linear_forward's values against the
 // library's linear and its gradients by gradcheck; embedding_backward against the library's
 // embedding op with repeated ids and padding; adam_step against nn/optim.h's Adam over 5 steps.
+// Each also on larger inputs drawn per seed (sizes up to 99, a vocabulary past 64), held to the
+// library's values and gradients.
 #include <cmath>
 
 #include "exercises/04_classifiers/exercises.h"
@@ -37,6 +39,15 @@ struct CeCase {
   std::vector<int64_t> targets;
 };
 
+// A larger case, drawn per seed (check.h, odd_size): N rows over a vocabulary of V, about one
+// target in five ignored.
+CeCase large_ce_case(Generator& gen) {
+  const int64_t N = odd_size(gen, 17, 63), V = odd_size(gen, 65, 99);
+  CeCase c{random({N, V}, gen, -3, 3), {}};
+  for (int64_t r = 0; r < N; ++r) c.targets.push_back(gen.randint(0, 4) == 0 ? -100 : gen.randint(0, V - 1));
+  return c;
+}
+
 std::vector<CeCase> ce_cases() {
   Generator gen(seed(402));
   return {
@@ -45,6 +56,7 @@ std::vector<CeCase> ce_cases() {
       {random({1, 3}, gen, -2, 2), {2}},
       {Tensor({2, 3}, {1000, 998, 990, -1000, -1003, -1001}), {0, 2}},  // exp(1000) overflows
       {random({2, 3}, gen, -2, 2), {-100, -100}},                          // nothing kept: 0
+      large_ce_case(gen),
   };
 }
 
@@ -67,6 +79,16 @@ std::vector<Exercise> exercises_04(const Impl04& impl) {
                },
                {x}, describe("x", x));
          }
+         // A larger x, drawn per seed (check.h, odd_size): the gradient against heed's softmax's.
+         Tensor x = random({odd_size(gen, 17, 63), odd_size(gen, 65, 99)}, gen, -2, 2);
+         expect_same_as(
+             "softmax with your softmax_backward",
+             [&](const std::vector<Var>& v) {
+               Tensor y = softmax(v[0].value(), 1);
+               return custom_op("softmax", {v[0]}, y,
+                                [impl, y](const Tensor& dy) { return std::vector<Tensor>{impl.softmax_backward(y, dy)}; });
+             },
+             [](const std::vector<Var>& v) { return softmax(v[0], 1); }, {x}, describe("x", x), gen);
        }},
       {"cross_entropy_value",
        [impl] {
@@ -100,43 +122,60 @@ std::vector<Exercise> exercises_04(const Impl04& impl) {
            expect_gradcheck("linear_forward", [&](const std::vector<Var>& v) { return impl.linear_forward(v[0], v[1], v[2]); },
                             {x, W, b}, in + "\n  (input 0 is x, 1 is W, 2 is b)");
          }
+         // Larger ones, drawn per seed: values and gradients against heed's linear.
+         for (auto [lo, hi] : {std::pair<int64_t, int64_t>{17, 63}, {65, 99}}) {
+           const int64_t N = odd_size(gen, lo, hi), I = odd_size(gen, lo, hi), O = odd_size(gen, lo, hi);
+           Tensor x = random({N, I}, gen), W = random({O, I}, gen), b = random({O}, gen);
+           expect_same_as("linear_forward(x, W, b)",
+                          [&](const std::vector<Var>& v) { return impl.linear_forward(v[0], v[1], v[2]); },
+                          [](const std::vector<Var>& v) { return linear(v[0], v[1], v[2]); }, {x, W, b},
+                          describe("x", x) + "\n  " + describe("W", W) + "\n  " + describe("b", b), gen, 1e-12, 1e-13);
+         }
        }},
       {"embedding_backward",
        [impl] {
          Generator gen(seed(405));
-         struct Case {
-           std::vector<int64_t> ids;
-           int64_t padding_idx;
-         };
-         for (const Case& c : {Case{{1, 3, 1, 0}, -1}, Case{{2, 2, 2}, -1}, Case{{0, 4, 0, 3, 4}, 0}, Case{{4}, 4}}) {
-           const int64_t V = 5, E = 3;
-           Tensor dy = random({static_cast<int64_t>(c.ids.size()), E}, gen);
+         auto check = [&](const std::vector<int64_t>& ids, int64_t padding_idx, int64_t V, int64_t E) {
+           Tensor dy = random({static_cast<int64_t>(ids.size()), E}, gen);
            Var W(random({V, E}, gen), true);
-           embedding(W, c.ids, c.padding_idx).backward(dy);
-           expect_close(impl.embedding_backward(c.ids, dy, V, c.padding_idx), W.grad(), "embedding_backward",
-                        "ids " + ids_str(c.ids) + ", V 5, padding_idx " + std::to_string(c.padding_idx) + "\n  " +
-                            describe("dy", dy),
+           embedding(W, ids, padding_idx).backward(dy);
+           expect_close(impl.embedding_backward(ids, dy, V, padding_idx), W.grad(), "embedding_backward",
+                        "ids " + ids_str(ids) + ", V " + std::to_string(V) + ", padding_idx " + std::to_string(padding_idx) +
+                            "\n  " + describe("dy", dy),
                         1e-12, 1e-15);
-         }
+         };
+         check({1, 3, 1, 0}, -1, 5, 3);
+         check({2, 2, 2}, -1, 5, 3);
+         check({0, 4, 0, 3, 4}, 0, 5, 3);
+         check({4}, 4, 5, 3);
+         // A larger one, drawn per seed (check.h, odd_size): ids with repeats into V rows of E.
+         const int64_t V = odd_size(gen, 65, 99), E = odd_size(gen, 17, 63);
+         std::vector<int64_t> ids(static_cast<size_t>(odd_size(gen, 65, 99)));
+         for (int64_t& id : ids) id = gen.randint(0, V - 1);
+         check(ids, gen.randint(0, V - 1), V, E);
        }},
       {"adam_step",
        [impl] {
          Generator gen(seed(406));
          const real lr = 0.1, b1 = 0.9, b2 = 0.999, eps = 1e-8;
-         Tensor p0 = random({2, 3}, gen);
-         Var ref(p0, true);
-         Adam adam({ref}, lr, b1, b2, eps);
-         Tensor p = p0, m = Tensor::zeros(p0.shape()), v = Tensor::zeros(p0.shape());
-         for (int64_t t = 1; t <= 5; ++t) {
-           Tensor g = random({2, 3}, gen, -1, 1);
-           adam.zero_grad();
-           sum(ref * Var(g)).backward();  // the gradient is g
-           adam.step();
-           impl.adam_step(p, g, m, v, t, lr, b1, b2, eps);
-           expect_close(p, ref.value(), "p after adam_step at step t = " + std::to_string(t),
-                        "lr 0.1, b1 0.9, b2 0.999, eps 1e-8, " + describe("p at the start", p0) + "\n  " + describe("g", g),
-                        1e-10, 1e-12);
-         }
+         auto check = [&](const Shape& shape) {
+           Tensor p0 = random(shape, gen);
+           Var ref(p0, true);
+           Adam adam({ref}, lr, b1, b2, eps);
+           Tensor p = p0, m = Tensor::zeros(p0.shape()), v = Tensor::zeros(p0.shape());
+           for (int64_t t = 1; t <= 5; ++t) {
+             Tensor g = random(shape, gen, -1, 1);
+             adam.zero_grad();
+             sum(ref * Var(g)).backward();  // the gradient is g
+             adam.step();
+             impl.adam_step(p, g, m, v, t, lr, b1, b2, eps);
+             expect_close(p, ref.value(), "p after adam_step at step t = " + std::to_string(t),
+                          "lr 0.1, b1 0.9, b2 0.999, eps 1e-8, " + describe("p at the start", p0) + "\n  " + describe("g", g),
+                          1e-10, 1e-12);
+           }
+         };
+         check({2, 3});
+         check({odd_size(gen, 33, 99), odd_size(gen, 33, 99)});  // a larger one, drawn per seed (check.h)
        }},
   };
 }

@@ -3,7 +3,9 @@
 // model with your score must learn reverse 5-8 to exact >= 0.9 in 500 steps (a few seconds).
 // masked_softmax_rows against the library's masked_softmax: masked positions exactly 0, a row
 // with no real position all 0, scores of 1000, a row alone equal to the same row padded, and a
-// gradient check. context_vector against the library's weighted_sum, and a gradient check.
+// gradient check. context_vector against the library's weighted_sum, and a gradient check. Each
+// also on a larger batch drawn per seed (sources past 12 positions, sizes past 32), held to the
+// library's values and gradients.
 #include "exercises/07_additive_attention/exercises.h"
 #include <array>
 #include <cmath>
@@ -109,6 +111,20 @@ std::vector<Exercise> exercises_07(const Impl07& impl) {
                           [&](const std::vector<Var>& v) { return impl.additive_scores(v[0], v[1], v[2], v[3], v[4]); },
                           {h, s, ref.W1.weight.value(), ref.W2.weight.value(), v},
                           "inputs 0..4: h (2, 3, 3), s (2, 2), W1, W2, v");
+         // A larger batch, drawn per seed (check.h, odd_size): sources past 12 positions, sizes
+         // past 32, values and gradients against heed's additive score.
+         {
+           const int64_t B = odd_size(gen, 3, 9), S = odd_size(gen, 13, 49), H = odd_size(gen, 33, 71),
+                         Hq = odd_size(gen, 33, 71), A = odd_size(gen, 33, 71);
+           Tensor h = random({B, S, H}, gen, -2, 2), s = random({B, Hq}, gen, -2, 2);
+           Tensor W1 = random({A, H}, gen, -0.3, 0.3), W2 = random({A, Hq}, gen, -0.3, 0.3), v = random({A}, gen);
+           expect_same_as("additive_scores",
+                          [&](const std::vector<Var>& x) { return impl.additive_scores(x[0], x[1], x[2], x[3], x[4]); },
+                          [](const std::vector<Var>& x) {
+                            return additive_score(linear(x[0], x[2], Var()), linear(x[1], x[3], Var()), x[4]);
+                          },
+                          {h, s, W1, W2, v}, describe("h", h) + ", " + describe("s", s) + ", weights random", gen);
+         }
          expect_learns_reverse(impl.additive_scores);
        }},
       {"masked_softmax_rows",
@@ -141,6 +157,15 @@ std::vector<Exercise> exercises_07(const Impl07& impl) {
                       1e-12, 1e-15);
          expect_gradcheck("masked_softmax_rows", [&](const std::vector<Var>& v) { return impl.masked_softmax_rows(v[0], mask); },
                           {scores}, describe("scores", scores) + "\n  " + describe("mask", mask));
+         // A larger batch, drawn per seed (check.h, odd_size): sources up to 99 positions, each row
+         // of a random length, values and gradients against the library's.
+         const int64_t B = odd_size(gen, 3, 17), S = odd_size(gen, 13, 99);
+         Tensor large = random({B, S}, gen, -3, 3), large_mask = Tensor::zeros({B, S});
+         for (int64_t b = 0; b < B; ++b)
+           for (int64_t t = 0, n = b == 0 ? S : gen.randint(1, S); t < n; ++t) large_mask[b * S + t] = 1;
+         expect_same_as("masked_softmax_rows", [&](const std::vector<Var>& v) { return impl.masked_softmax_rows(v[0], large_mask); },
+                        [&](const std::vector<Var>& v) { return masked_softmax(v[0], large_mask); }, {large},
+                        describe("scores", large) + ", rows of random lengths", gen, 1e-10, 0);
        }},
       {"context_vector",
        [impl] {
@@ -153,6 +178,12 @@ std::vector<Exercise> exercises_07(const Impl07& impl) {
            expect_gradcheck("context_vector", [&](const std::vector<Var>& v) { return impl.context_vector(v[0], v[1]); },
                             {w, values}, in);
          }
+         // A larger one, drawn per seed (check.h, odd_size), against the library's weighted_sum.
+         const int64_t B = odd_size(gen, 3, 9), S = odd_size(gen, 13, 49), D = odd_size(gen, 33, 99);
+         Tensor w = softmax(random({B, S}, gen, -2, 2), 1), values = random({B, S, D}, gen);
+         expect_same_as("context_vector", [&](const std::vector<Var>& v) { return impl.context_vector(v[0], v[1]); },
+                        [](const std::vector<Var>& v) { return weighted_sum(v[0], v[1]); }, {w, values},
+                        describe("weights", w) + ", " + describe("values", values), gen, 1e-12, 1e-14);
        }},
       {"decoder_step",
        [impl] {

@@ -3,7 +3,9 @@
 // and gradient checks; general_scores also trained inside the chapter-07 model (reverse 5-8,
 // exact >= 0.9); attentional_state against tanh(linear([c; s])) and a gradient check;
 // feeding_step against the same step built from the library's GRUCell, GeneralScore and attend,
-// on a padded batch and a batch of 1, then a gradient check through the fed state.
+// on a padded batch and a batch of 1, then a gradient check through the fed state. The scores also
+// on a larger batch drawn per seed (sources past 12 positions, sizes past 32), held to the
+// library's values and gradients.
 #include <array>
 #include <cmath>
 
@@ -37,6 +39,21 @@ std::vector<Exercise> exercises_08(const Impl08& impl) {
            expect_gradcheck("general_scores", [&](const std::vector<Var>& v) { return impl.general_scores(v[0], v[1], v[2]); },
                             {s, h, ref.W.weight.value()}, in);
          }
+         // A larger batch, drawn per seed (check.h, odd_size): sources past 12 positions, sizes past
+         // 32, values and gradients against the library's GeneralScore.
+         {
+           const int64_t B = odd_size(gen, 3, 9), S = odd_size(gen, 13, 49), Dq = odd_size(gen, 33, 71),
+                         Dk = odd_size(gen, 33, 71);
+           Tensor s = random({B, Dq}, gen, -2, 2), h = random({B, S, Dk}, gen, -2, 2), W = random({Dq, Dk}, gen, -0.3, 0.3);
+           Generator unused(0);
+           GeneralScore ref(Dq, Dk, unused);
+           expect_same_as("general_scores", [&](const std::vector<Var>& v) { return impl.general_scores(v[0], v[1], v[2]); },
+                          [&](const std::vector<Var>& v) {
+                            ref.W.weight = v[2];
+                            return ref.score(v[0], ref.prepare(v[1]));
+                          },
+                          {s, h, W}, describe("s", s) + ", " + describe("h", h) + ", W random", gen);
+         }
          TrainSetup setup;
          setup.steps = 500;
          Generator wgen(seed(802));
@@ -59,6 +76,12 @@ std::vector<Exercise> exercises_08(const Impl08& impl) {
            expect_gradcheck("scaled_dot_scores", [&](const std::vector<Var>& v) { return impl.scaled_dot_scores(v[0], v[1]); },
                             {s, h}, in);
          }
+         // A larger batch, drawn per seed (check.h, odd_size): sources past 12 positions, D past 32.
+         const int64_t B = odd_size(gen, 3, 9), S = odd_size(gen, 13, 49), D = odd_size(gen, 33, 99);
+         Tensor s = random({B, D}, gen, -2, 2), h = random({B, S, D}, gen, -2, 2);
+         expect_same_as("scaled_dot_scores", [&](const std::vector<Var>& v) { return impl.scaled_dot_scores(v[0], v[1]); },
+                        [&](const std::vector<Var>& v) { return ref.score(v[0], v[1]); }, {s, h},
+                        describe("s", s) + ", " + describe("h", h), gen);
        }},
       {"attentional_state",
        [impl] {

@@ -2,7 +2,8 @@
 // (a padded state: score 0, not NaN) and a batch of 1, and a gradient check; causal_attention
 // against the library's scaled_dot_product_attention with a causal mask (nn/self_attention.h),
 // on N 2 and N 1, and a gradient check; split_heads against the reshape-and-transpose the
-// library's MultiHeadAttention uses, written out as loops, for 1, 2 and 4 heads.
+// library's MultiHeadAttention uses, written out as loops, for 1, 2 and 4 heads. Each also on
+// larger inputs drawn per seed (sequences past 12 positions, sizes past 32).
 #include <array>
 #include <cmath>
 #include <string>
@@ -41,6 +42,19 @@ std::vector<Exercise> exercises_12(const Impl12& impl) {
          Tensor s = random({2, 3}, gen, -2, 2), h = random({2, 3, 3}, gen, -2, 2);
          expect_gradcheck("cosine_scores", [&](const std::vector<Var>& v) { return impl.cosine_scores(v[0], v[1], v[2]); },
                           {s, h, Tensor({1}, {1.7})}, describe("s", s) + "\n  " + describe("h", h) + "\n  beta 1.7");
+         // A larger batch, drawn per seed (check.h, odd_size): sources past 12 positions, D past 32,
+         // values and gradients against the library's CosineScore.
+         {
+           const int64_t B = odd_size(gen, 3, 9), S = odd_size(gen, 13, 49), D = odd_size(gen, 33, 99);
+           Tensor sl = random({B, D}, gen, -2, 2), hl = random({B, S, D}, gen, -2, 2);
+           CosineScore large;
+           expect_same_as("cosine_scores", [&](const std::vector<Var>& v) { return impl.cosine_scores(v[0], v[1], v[2]); },
+                          [&](const std::vector<Var>& v) {
+                            large.beta = v[2];
+                            return large.score(v[0], large.prepare(v[1]));
+                          },
+                          {sl, hl, Tensor({1}, {1.7})}, describe("s", sl) + ", " + describe("h", hl) + ", beta 1.7", gen);
+         }
          // In a model the zero state is padding: the softmax masks it out and nothing should flow
          // back to it, but 0 times an infinite derivative is NaN, and a NaN anywhere in a gradient
          // spoils every weight Adam updates with it. The derivative of sqrt at 0 is infinite: the
@@ -74,11 +88,22 @@ std::vector<Exercise> exercises_12(const Impl12& impl) {
          Tensor q = random({2, 3, 2}, gen), k = random({2, 3, 2}, gen), v = random({2, 3, 2}, gen);
          expect_gradcheck("causal_attention", [&](const std::vector<Var>& x) { return impl.causal_attention(x[0], x[1], x[2]); },
                           {q, k, v}, "inputs 0..2: q, k, v, each (2, 3, 2)");
+         // A larger one, drawn per seed (check.h, odd_size): sequences past 12 positions, d_k past 32.
+         const int64_t N = odd_size(gen, 3, 9), S = odd_size(gen, 13, 49), dk = odd_size(gen, 33, 71), dv = odd_size(gen, 17, 63);
+         Tensor ql = random({N, S, dk}, gen, -2, 2), kl = random({N, S, dk}, gen, -2, 2), vl = random({N, S, dv}, gen, -2, 2);
+         const Tensor mask = self_attention_mask(Tensor::ones({N, S}), true);
+         expect_same_as("causal_attention", [&](const std::vector<Var>& x) { return impl.causal_attention(x[0], x[1], x[2]); },
+                        [&](const std::vector<Var>& x) { return scaled_dot_product_attention(x[0], x[1], x[2], mask).output; },
+                        {ql, kl, vl}, describe("q", ql) + ", " + describe("k", kl) + ", " + describe("v", vl), gen);
        }},
       {"split_heads",
        [impl] {
          Generator gen(seed(1203));
-         for (auto [B, S, D, h] : {std::array<int64_t, 4>{2, 3, 4, 2}, {1, 2, 4, 4}, {2, 2, 3, 1}, {1, 3, 8, 2}}) {
+         std::vector<std::array<int64_t, 4>> cases = {{2, 3, 4, 2}, {1, 2, 4, 4}, {2, 2, 3, 1}, {1, 3, 8, 2}};
+         // and a larger one, drawn per seed (check.h, odd_size): past 12 positions, heads of an odd width
+         const int64_t heads = gen.randint(2, 8);
+         cases.push_back({odd_size(gen, 3, 9), odd_size(gen, 13, 49), heads * odd_size(gen, 5, 17), heads});
+         for (auto [B, S, D, h] : cases) {
            Tensor x = random({B, S, D}, gen);
            // (B, S, D) -> (B, S, h, d) -> (B, h, S, d): what MultiHeadAttention does by reshape and transpose.
            const int64_t d = D / h;

@@ -1,6 +1,7 @@
 // Chapter 13's checks: layer_norm_rows against the library's layer_norm (nn/layer_norm.h) on rows
 // with a spread, a constant row (variance 0: eps alone keeps it finite), a row of tiny variance
-// (where eps inside or outside the square root differ) and D = 1, then a gradient check;
+// (where eps inside or outside the square root differ) and D = 1, then a gradient check, and
+// rows of D past 64 drawn per seed against the library's values and gradients;
 // decoder_layer against TransformerDecoderLayer::forward, post-norm and pre-norm, on a batch with
 // padded sources and targets (S != T) and on a batch of one position, its norms given weights and
 // biases away from 1 and 0 so that one norm used for another shows; transformer_input against the
@@ -58,6 +59,17 @@ std::vector<Exercise> exercises_13(const Impl13& impl) {
          Tensor x = random({3, 4}, gen, -2, 2), w = random({4}, gen, 0.5, 2), b = random({4}, gen);
          expect_gradcheck("layer_norm_rows", [&](const std::vector<Var>& v) { return impl.layer_norm_rows(v[0], v[1], v[2]); },
                           {x, w, b}, describe("x", x) + "\n  " + describe("weight", w) + "\n  " + describe("bias", b));
+         // A larger one, drawn per seed (check.h, odd_size): rows of D past 64, values and
+         // gradients against the library's layer_norm.
+         {
+           const int64_t D = odd_size(gen, 65, 99);
+           Tensor x = random({odd_size(gen, 3, 9), odd_size(gen, 13, 49), D}, gen, -3, 3);
+           Tensor w = random({D}, gen, 0.5, 2), b = random({D}, gen);
+           expect_same_as("layer_norm_rows",
+                          [&](const std::vector<Var>& v) { return impl.layer_norm_rows(v[0], v[1], v[2]); },
+                          [](const std::vector<Var>& v) { return layer_norm(v[0], v[1], v[2]); }, {x, w, b},
+                          describe("x", x) + ", weight and bias random", gen);
+         }
        }},
       {"decoder_layer",
        [impl] {

@@ -124,6 +124,26 @@ void expect_gradcheck(const std::string& what, const std::function<Var(const std
   if (!r.ok) wrong(r.str() + "\n  input: " + input_text);
 }
 
+int64_t odd_size(Generator& gen, int64_t lo, int64_t hi) { return 2 * gen.randint(lo / 2, (hi - 1) / 2) + 1; }
+
+void expect_same_as(const std::string& what, const std::function<Var(const std::vector<Var>&)>& f,
+                    const std::function<Var(const std::vector<Var>&)>& reference, const std::vector<Tensor>& inputs,
+                    const std::string& input_text, Generator& gen, real rtol, real atol) {
+  std::vector<Var> mine, theirs;
+  for (const Tensor& t : inputs) {
+    mine.emplace_back(t, true);
+    theirs.emplace_back(t, true);
+  }
+  const Var got = f(mine), expected = reference(theirs);  // const: reading a value changes nothing
+  expect_close(got.value(), expected.value(), what, input_text, rtol, atol);
+  const Var r(random(expected.shape(), gen));
+  sum(got * r).backward();
+  sum(expected * r).backward();
+  for (size_t i = 0; i < inputs.size(); ++i)
+    expect_close(mine[i].grad(), theirs[i].grad(), "the gradient of sum(" + what + " * r) with respect to input " +
+                 std::to_string(i) + " (r random)", input_text, rtol, atol);
+}
+
 Var custom_op(const char* name, const std::vector<Var>& inputs, Tensor value,
               std::function<std::vector<Tensor>(const Tensor& dy)> backward) {
   std::string op = name;

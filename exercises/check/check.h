@@ -99,6 +99,19 @@ void expect_shape(const Tensor& got, const Shape& expected, const std::string& w
 void expect_gradcheck(const std::string& what, const std::function<Var(const std::vector<Var>&)>& f,
                       const std::vector<Tensor>& inputs, const std::string& input_text);
 
+// ---- the larger cases: sizes the engine meets
+// An odd size drawn from gen in [lo, hi] (lo odd). Each check adds cases of such sizes, drawn per
+// seed, past the widths a loop may be unrolled or blocked by (4, 8, 16, 32, 64) and past a
+// source of 12: the engine runs a piece at a model's sizes (hidden 64, a vocabulary of 100, a
+// source of 20), so a piece wrong only there must fail its check, not pass it.
+int64_t odd_size(Generator& gen, int64_t lo, int64_t hi);
+// f against reference on the same inputs, where a gradient check by central differences would be
+// slow: the values, then the gradients of sum(out * r), r drawn from gen, with respect to every
+// input, each within atol + rtol |expected|.
+void expect_same_as(const std::string& what, const std::function<Var(const std::vector<Var>&)>& f,
+                    const std::function<Var(const std::vector<Var>&)>& reference, const std::vector<Tensor>& inputs,
+                    const std::string& input_text, Generator& gen, real rtol = 1e-10, real atol = 1e-12);
+
 // A differentiable op from a value and a plain backward function on tensors: backward(dy)
 // returns one gradient per input (the shape of that input). This is how a student's backward
 // of chapter 02 or 04 becomes part of a graph that gradcheck can test.

@@ -6,6 +6,10 @@
 //                              of a graph with shared inputs (the backward pass itself)
 //   engine-check train STEPS   a short teacher-forced training of Bahdanau attention on reverse
 //                              (GRU, Adam, clipping), one loss a line with all 17 digits
+//   engine-check train STEPS MODEL   the same for a model kind (additive, general, dot,
+//                              transformer, decoder) at the sizes a piece may go wrong past:
+//                              sources of 14-20 symbols, a GRU of 35 units, a width of 36 in 4
+//                              heads of 9 (built by make_model, as heed train builds it)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -15,6 +19,7 @@
 #include "autograd/matmul.h"
 #include "autograd/reduce.h"
 #include "autograd/softmax.h"
+#include "models/model.h"
 #include "models/seq2seq.h"
 #include "models/tasks.h"
 #include "models/train.h"
@@ -128,6 +133,31 @@ int training(int64_t steps) {
   return 0;
 }
 
+// A model kind at larger sizes: past an unroll or block width of 16 or 32 (the GRU's 35 units,
+// the Transformer's width 36 and its heads of 9) and past a source of 12 or 16 (reverse 14-20:
+// the attention's products run over the source, K = S).
+int training(int64_t steps, const std::string& model) {
+  std::unique_ptr<Task> task = make_task("reverse", 10, 14, 20);
+  ModelConfig config;
+  config.model = model;
+  config.src_vocab = task->src_vocab().size();
+  config.tgt_vocab = task->tgt_vocab().size();
+  config.embed = 36;
+  config.hidden = 35;
+  config.layers = 1;
+  config.heads = 4;
+  config.ff = 40;
+  config.validate();
+  Generator gen(11);
+  std::unique_ptr<Model> m = make_model(config, gen);
+  TrainOptions opt;
+  opt.steps = steps;
+  opt.batch = 8;
+  opt.seed = 11;
+  for (real loss : train(*m, *task, opt).losses) std::printf("%.17g\n", loss);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,10 +165,11 @@ int main(int argc, char** argv) {
   try {
     if (mode == "grad" && argc == 2) return gradients();
     if (mode == "train" && argc == 3) return training(std::atoll(argv[2]));
+    if (mode == "train" && argc == 4) return training(std::atoll(argv[2]), argv[3]);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "engine-check: %s\n", e.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: engine-check grad | engine-check train STEPS\n");
+  std::fprintf(stderr, "usage: engine-check grad | engine-check train STEPS [MODEL]\n");
   return 2;
 }

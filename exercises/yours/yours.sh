@@ -4,7 +4,8 @@
 #      refusals included (an answer calling heed's own version is refused, never substituted);
 #   2. a piece whose exercises all passed is yours: its joint (exercises/yours/PIECE.cpp), which
 #      defines heed's function on your code, and your answers' object are linked before a copy of
-#      heed's library in which that function is made weak (objcopy -W), so the linker takes yours;
+#      heed's library in which that function (with all else the joint defines, such as a vtable
+#      clang++ emits beside it) is made weak (objcopy -W), so the linker takes yours;
 #      everything else is heed's own objects, already built (heed, the chapter programs);
 #   3. (yours-test) a wrong or refused piece is reported alone, with its check's table, and nothing
 #      that would use it runs; then the gradient checks of the ops your pieces replace, then the
@@ -62,8 +63,10 @@ while read -r name exs replaces; do
 done <"$TABLE"
 mapfile -t chapters < <(printf '%s\n' "${chapters[@]}" | sort -u)
 
-# 1. The checks, one chapter at a time.
+# 1. The checks, one chapter at a time (the line grows as each is checked).
+printf 'make yours: checking the chapters that hold pieces:'
 for n in "${chapters[@]}"; do
+  printf ' %s' "$n"
   rm -f "$YOURS/exercise-$n.json" "$YOURS/exercise-$n.out"
   src=$(find "$ANSWERS" -mindepth 2 -maxdepth 2 -path "$ANSWERS/${n}_*/exercises.cpp" 2>/dev/null | head -n 1)
   if [ -z "$src" ]; then chapter[$n]=absent; continue; fi
@@ -77,6 +80,7 @@ for n in "${chapters[@]}"; do
   [ -s "$YOURS/exercise-$n.json" ] || { cat "$YOURS/exercise-$n.out"; fail "the checker of chapter $n wrote no results"; }
   chapter[$n]=checked
 done
+printf '\n'
 
 # An exercise's id and status from its chapter's results: "04.4 passed".
 exercise_status() {  # chapter name
@@ -116,17 +120,27 @@ for p in "${pieces[@]}"; do
   report+=("$(printf '  %-15s %s' "$p" "$line")")
 done
 
-# The library with heed's versions of your pieces made weak: each name must be found, or the
-# table is out of date (objcopy would quietly weaken nothing).
-mangled=$(nm -g --defined-only "$LIB" 2>/dev/null | awk '$2 == "T" { print $3 }' | sort -u)
-demangled=$(printf '%s\n' "$mangled" | c++filt)
+# The library with heed's versions of your pieces made weak, so that the linker takes the joints'.
+# Weakened: every symbol a joint defines that the library defines too, not only the function the
+# piece replaces. A compiler may emit more than that function in the joint's object: clang++
+# puts there the vtable and type information of a class whose first virtual function it defines
+# (Adam, DotScore), where g++ emits them as weak copies; left strong in the library, they
+# would collide. Strong definitions: nm's T (code), D, R and B (data), weak ones (W, V) already
+# give way. The function each piece replaces must be among them, or the table is out of date
+# (objcopy would quietly weaken nothing). (libc++ spells std:: as std::__1::, which the table
+# does not: it is read as std::.)
+strong() { nm -g --defined-only "$@" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[TDRB]$/ { print $3 }' | sort -u; }
+library=$(strong "$LIB")
 weaken=() joints=() objects=()
 for p in "${yours[@]}"; do
   exs=${ex[$p]}
-  sym=$(paste -d '\t' <(printf '%s\n' "$demangled") <(printf '%s\n' "$mangled") | awk -F '\t' -v r="${rep[$p]}" '$1 == r { print $2 }')
-  [ -n "$sym" ] || fail "${rep[$p]} (piece $p) is not defined in $LIB; exercises/yours/pieces is out of date"
-  weaken+=(-W "$sym")
-  joints+=("$BUILD/obj/exercises/yours/$p.o")
+  joint="$BUILD/obj/exercises/yours/$p.o"
+  shared=$(comm -12 <(strong "$joint") <(printf '%s\n' "$library"))
+  sym=$(paste -d '\t' <(printf '%s\n' "$shared" | c++filt | sed 's/std::__1::/std::/g') <(printf '%s\n' "$shared") |
+        awk -F '\t' -v r="${rep[$p]}" '$1 == r { print $2 }')
+  [ -n "$sym" ] || fail "${rep[$p]} (piece $p) is not defined in $LIB and $joint; exercises/yours/pieces is out of date"
+  for s in $shared; do weaken+=(-W "$s"); done
+  joints+=("$joint")
   for e in ${exs//,/ }; do
     n=${e%%:*}; o=$(find "$ANSBUILD/obj/exercises" -mindepth 2 -maxdepth 2 -path "$ANSBUILD/obj/exercises/${n}_*/exercises.o" | head -n 1)
     case " ${objects[*]} " in (*" $o "*) ;; (*) objects+=("$o") ;; esac
@@ -136,6 +150,7 @@ if ! { cp "$LIB" "$YOURS/libheed.a.new" && { [ ${#weaken[@]} -eq 0 ] || objcopy 
         mv "$YOURS/libheed.a.new" "$YOURS/libheed.a"; }; then
   fail "could not write $YOURS/libheed.a"
 fi
+say "make yours: linking $YOURS/heed and $YOURS/engine-check (${#yours[@]} of ${#pieces[@]} pieces yours)"
 # shellcheck disable=SC2086  # the flags are words
 $CXX $CXXFLAGS $HEED_OBJS "${joints[@]}" "${objects[@]}" "$YOURS/libheed.a" -o "$YOURS/heed" $LDFLAGS ||
   fail "could not link $YOURS/heed"
@@ -145,6 +160,7 @@ $CXX $CXXFLAGS "$BUILD/obj/exercises/yours/engine_check.o" "${joints[@]}" "${obj
 
 # The chapter programs, from the objects heed's own are linked from.
 chapters_linked=
+[ -z "${CHAPTER_OBJS:-}" ] || say "make yours: linking the chapter programs on your heed"
 for o in ${CHAPTER_OBJS:-}; do
   d=${o%/main.o}; d=${d##*/}; n=${d%%_*}
   # shellcheck disable=SC2086
@@ -232,6 +248,26 @@ paste "$YOURS/losses-heed.txt" "$YOURS/losses-yours.txt" | awk -v steps="$STEPS"
 if cmp -s "$YOURS/losses-heed.txt" "$YOURS/losses-yours.txt"; then
   say "yours-test: identical bits (your pieces compute in heed's order, or none is yours)"
 fi
+# Every model kind whose pieces can be yours, at sizes past the widths a piece may go wrong past
+# (sources of 14-20, a GRU of 35 units, a Transformer's width of 36): each one's losses must be
+# heed's, so that a piece wrong only at some size, or only in a model the steps above do not run,
+# is caught here too (engine-check train STEPS MODEL).
+KSTEPS=${YOURS_MODEL_STEPS:-30}
+say "yours-test: $KSTEPS training steps of each model kind on reverse 14-20 (GRU 35 units; Transformer width 36, 4 heads), on heed and on your heed"
+for kind in additive general dot transformer decoder; do
+  "$BUILD/engine-check" train "$KSTEPS" "$kind" >"$YOURS/losses-$kind-heed.txt" || exit 1
+  "$YOURS/engine-check" train "$KSTEPS" "$kind" >"$YOURS/losses-$kind-yours.txt" ||
+    { say "yours-test: training the $kind model on your heed stopped"; exit 1; }
+  paste "$YOURS/losses-$kind-heed.txt" "$YOURS/losses-$kind-yours.txt" | awk -v steps="$KSTEPS" -v kind="$kind" '
+    { d = $1 - $2; if (d < 0) d = -d; if (d > worst || NR == 1) { worst = d; at = NR; h = $1; y = $2 } n++ }
+    END {
+      if (n != steps) { printf "yours-test: the %s model: %d losses of %d steps\n", kind, n, steps; exit 1 }
+      if (!(worst <= 1e-9)) {
+        printf "yours-test: your heed'"'"'s losses differ from heed'"'"'s on the %s model: step %d, heed %.17g, yours %.17g\n", kind, at, h, y
+        exit 1 }
+      printf "yours-test:   %-12s losses equal heed'"'"'s within 1e-9 (largest difference %.1e, step %d)\n", kind, worst, at }' ||
+    exit 1
+done
 # A milestone: Bahdanau attention, trained on your heed, reverses sequences it never saw.
 REVERSE="train --task reverse --model additive --min-len 3 --max-len 6 --embed 16 --hidden 32 --batch 16 --steps 400 --seed 7 --eval-samples 200 --json"
 # shellcheck disable=SC2086

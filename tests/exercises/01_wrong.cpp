@@ -36,6 +36,26 @@ Tensor matmul_transposed_b(const Tensor& a, const Tensor& b) {
   return c;
 }
 
+// Wrong only at larger sizes (tests/yours_sizes_test.cpp also links it into make yours-test):
+// unrolled by four along k once K reaches 16, and the unrolled loop reads b[k * N] without the
+// column offset j. Right on every product whose inner size is below 16.
+Tensor matmul_unrolled_k16(const Tensor& a, const Tensor& b) {
+  const int64_t M = a.shape()[0], K = a.shape()[1], N = b.shape()[1];
+  Tensor c = Tensor::zeros({M, N});
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      real s = 0;
+      int64_t k = 0;
+      if (K >= 16)
+        for (; k + 4 <= K; k += 4)
+          s += a[i * K + k] * b[k * N] + a[i * K + k + 1] * b[(k + 1) * N] + a[i * K + k + 2] * b[(k + 2) * N] +
+               a[i * K + k + 3] * b[(k + 3) * N];
+      for (; k < K; ++k) s += a[i * K + k] * b[k * N + j];
+      c[i * N + j] = s;
+    }
+  return c;
+}
+
 // No max shift: exp overflows to inf on large logits, and inf / inf is NaN.
 Tensor softmax_unshifted(const Tensor& x) {
   const int64_t N = x.shape()[0], D = x.shape()[1];
@@ -66,6 +86,9 @@ RegisterWrong w1({"01", "broadcast_add", "reads b's first row only",
              [] { return exercises_01(with([](Impl01& i) { i.broadcast_add = add_first_row; })); }});
 RegisterWrong w2({"01", "matmul_loops", "indexes B as B[j, k]",
              [] { return exercises_01(with([](Impl01& i) { i.matmul_loops = matmul_transposed_b; })); }});
+RegisterWrong w2k({"01", "matmul_loops", "unrolled past K 16 without the column offset",
+              [] { return exercises_01(with([](Impl01& i) { i.matmul_loops = matmul_unrolled_k16; })); },
+              "matmul_loops(a, b) differs"});
 RegisterWrong w3({"01", "softmax_rows", "no max shift: NaN on large logits",
              [] { return exercises_01(with([](Impl01& i) { i.softmax_rows = softmax_unshifted; })); }});
 RegisterWrong w4({"01", "softmax_rows", "normalises columns",

@@ -17,6 +17,22 @@ Var gru_z_swapped(const Var& x, const Var& h, const Var& W_ih, const Var& W_hh, 
   Var n = tanh(slice(xp, 1, 2 * H, 3 * H) + r * slice(hp, 1, 2 * H, 3 * H));
   return z * n + (1.0 - z) * h;
 }
+// Wrong only at larger sizes (tests/yours_sizes_test.cpp also links it into make yours-test): the
+// step computed in blocks of 32 hidden units, and every block mixes in the first block of h (the
+// block's offset into h dropped). Right for H up to 32.
+Var gru_blocked_32(const Var& x, const Var& h, const Var& W_ih, const Var& W_hh, const Var& b_ih, const Var& b_hh) {
+  const int64_t H = h.shape()[1];
+  Var xp = matmul_nt(x, W_ih) + b_ih, hp = matmul_nt(h, W_hh) + b_hh;
+  std::vector<Var> blocks;
+  for (int64_t j0 = 0; j0 < H; j0 += 32) {
+    const int64_t j1 = std::min<int64_t>(H, j0 + 32);
+    Var r = sigmoid(slice(xp, 1, j0, j1) + slice(hp, 1, j0, j1));
+    Var z = sigmoid(slice(xp, 1, H + j0, H + j1) + slice(hp, 1, H + j0, H + j1));
+    Var n = tanh(slice(xp, 1, 2 * H + j0, 2 * H + j1) + r * slice(hp, 1, 2 * H + j0, 2 * H + j1));
+    blocks.push_back((1.0 - z) * n + z * slice(h, 1, 0, j1 - j0));
+  }
+  return concat(blocks, 1);
+}
 // b_hn outside the reset gate: n = tanh(W_in x + b_in + r * (W_hn h) + b_hn). The paper writes no
 // biases, so this is not its form either; it differs from PyTorch's wherever r != 1.
 Var gru_bias_outside(const Var& x, const Var& h, const Var& W_ih, const Var& W_hh, const Var& b_ih, const Var& b_hh) {
@@ -78,6 +94,8 @@ std::function<std::vector<Exercise>()> with(F change) {
 Register sol({"05", "exercises/05_recurrent_cells", "solution", [] { return exercises_05(solution()); }});
 RegisterWrong w1({"05", "gru_step", "z swapped", with([](Impl05& i) { i.gru_step = gru_z_swapped; })});
 RegisterWrong w2({"05", "gru_step", "b_hn outside r", with([](Impl05& i) { i.gru_step = gru_bias_outside; })});
+RegisterWrong w2b({"05", "gru_step", "blocks of 32 units, h's offset dropped",
+                   with([](Impl05& i) { i.gru_step = gru_blocked_32; }), "gru_step differs"});
 RegisterWrong w3({"05", "lstm_step", "gate order i f o g", with([](Impl05& i) { i.lstm_step = lstm_gate_order; })});
 RegisterWrong w4({"05", "lstm_step", "no tanh on c'", with([](Impl05& i) { i.lstm_step = lstm_no_tanh; })});
 RegisterWrong w5({"05", "last_state", "no mask", with([](Impl05& i) { i.last_state = last_state_unmasked; })});

@@ -21,6 +21,21 @@ Var scores_no_tanh(const Var& h, const Var& s, const Var& W1, const Var& W2, con
   Var t = reshape(matmul_nt(reshape(h, {B * S, H}), W1), {B, S, A}) + reshape(matmul_nt(s, W2), {B, 1, A});
   return reshape(matmul_nt(reshape(t, {B * S, A}), reshape(v, {1, A})), {B, S});
 }
+// Wrong only at larger sizes (tests/yours_sizes_test.cpp also links it into make yours-test): the
+// source scored in blocks of 12 positions, and every block reads the keys of the first (the
+// block's offset dropped). Right for sources of up to 12 positions.
+Var scores_blocked_12(const Var& h, const Var& s, const Var& W1, const Var& W2, const Var& v) {
+  const int64_t B = h.shape()[0], S = h.shape()[1], H = h.shape()[2], A = W1.shape()[0];
+  Var keys = reshape(matmul_nt(reshape(h, {B * S, H}), W1), {B, S, A});  // (B, S, A)
+  Var query = reshape(matmul_nt(s, W2), {B, 1, A});                       // (B, 1, A)
+  std::vector<Var> blocks;
+  for (int64_t t0 = 0; t0 < S; t0 += 12) {
+    const int64_t n = std::min<int64_t>(12, S - t0);
+    Var t = tanh(slice(keys, 1, 0, n) + query);  // (B, n, A)
+    blocks.push_back(reshape(matmul_nt(reshape(t, {B * n, A}), reshape(v, {1, A})), {B, n}));
+  }
+  return concat(blocks, 1);
+}
 // The mask forgotten: padding gets weight.
 Var softmax_unmasked(const Var& scores, const Tensor&) { return softmax(scores, 1); }
 // -inf at padding: an all-padding row becomes NaN (exp(-inf - -inf)).
@@ -124,6 +139,8 @@ std::function<std::vector<Exercise>()> with(F change) {
 }
 
 Register sol({"07", "exercises/07_additive_attention", "solution", [] { return exercises_07(solution()); }});
+RegisterWrong w1b({"07", "additive_scores", "blocks of 12 positions, the keys' offset dropped",
+                   with([](Impl07& i) { i.additive_scores = scores_blocked_12; }), "additive_scores differs"});
 RegisterWrong w1({"07", "additive_scores", "no query", with([](Impl07& i) { i.additive_scores = scores_no_query; })});
 RegisterWrong w2({"07", "additive_scores", "no tanh", with([](Impl07& i) { i.additive_scores = scores_no_tanh; })});
 // The training check on its own: a score blind to the decoder state gives the same weights at
