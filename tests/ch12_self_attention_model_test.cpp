@@ -2,6 +2,7 @@
 // learns it.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -148,7 +149,7 @@ TEST_SUITE("ch12_attention_zoo") {
       for (const Var& p : model.parameters()) weights.push_back(p.value());
       return std::make_pair(r.losses, weights);
     };
-    auto off = run(0), unreached = run(1e300), tight = run(1e-3);
+    auto off = run(0), unreached = run(std::numeric_limits<real>::max()), tight = run(1e-3);
     CHECK(off.first == unreached.first);
     REQUIRE(off.second.size() == unreached.second.size());
     for (size_t i = 0; i < off.second.size(); ++i) CHECK(equal(off.second[i], unreached.second[i]));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "io/parse.h"
 
@@ -84,8 +85,13 @@ namespace {
 
 // A range's end as a person writes it: 0, 0.99, 1000000 (not 0.000000).
 std::string shown(real v) {
+  // The fewest digits that read back as the same real: 0.99, not 0.990000009536743 in a float build.
   char text[32];
-  std::snprintf(text, sizeof text, "%.15g", static_cast<double>(v));
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(v));
+    const bool plain = !std::strchr(text, 'e') || std::fabs(v) < 1e-4 || std::fabs(v) >= 1e15;  // 1000, not 1e+03
+    if (plain && static_cast<real>(std::strtod(text, nullptr)) == v) break;
+  }
   return text;
 }
 
