@@ -208,8 +208,8 @@ endif
 CHECK_APART ?= 11,13
 check-chapters: $(TESTS) $(CHAPTER_BINS)
 	@mkdir -p $(BUILD)/check-chapters
-	@HEED_CHAPTERS=$(CHECK_APART) $(TESTS) -ts=chapters_full --no-skip >$(BUILD)/check-chapters/apart.log 2>&1 & apart=$$!; \
-	 HEED_CHAPTERS_EXCEPT=$(CHECK_APART) $(TESTS) -ts=chapters_full --no-skip >$(BUILD)/check-chapters/rest.log 2>&1; rest=$$?; \
+	@HEED_CHAPTERS=$(CHECK_APART) $(TESTS) -ts=chapters_full --no-skip --duration=true >$(BUILD)/check-chapters/apart.log 2>&1 & apart=$$!; \
+	 HEED_CHAPTERS_EXCEPT=$(CHECK_APART) $(TESTS) -ts=chapters_full --no-skip --duration=true >$(BUILD)/check-chapters/rest.log 2>&1; rest=$$?; \
 	 wait $$apart; apart=$$?; \
 	 echo "== chapters $(CHECK_APART)"; cat $(BUILD)/check-chapters/apart.log; \
 	 echo "== every other chapter"; cat $(BUILD)/check-chapters/rest.log; \

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -358,7 +359,11 @@ TEST_SUITE("chapters_full" * doctest::skip()) {
     REQUIRE_MESSAGE(!chosen.empty(), "HEED_CHAPTERS/HEED_CHAPTERS_EXCEPT leave no chapter to check");
     for (const std::string& dir : chosen) {
       INFO("chapter " << dir);
+      const auto started = std::chrono::steady_clock::now();
       check_chapter_full(dir);
+      // Printed for make check-chapters' two processes (CHECK_APART in the Makefile balances them).
+      MESSAGE(dir << "'s long runs took "
+                  << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s");
       // A figure committed next to a chapter (for the README to link) is what the long run draws
       // into build/chNN/: the same bytes.
       const std::string nn = std::filesystem::path(dir).filename().string().substr(0, 2);
