@@ -1,4 +1,4 @@
-// build/exercise-selftest, run by make test (tests/exercises_test.cpp): every chapter's checks
+// build/exercise-selftest, run by make test (tests/exercises/exercises_test.cpp): every chapter's checks
 // against the solutions (each must pass), against the untouched exercise files (each must say
 // "not done yet", none may crash) and against every wrong answer (its exercise must be "wrong").
 // It also holds what the checker refuses (every exercise's answer that calls its reference, in
