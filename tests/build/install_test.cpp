@@ -51,7 +51,7 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 // heed.h and every header of heed's it reaches through includes ("tensor/tensor.h", ...), read in the
 // repository: what make install must write under include/heed, nothing more (the internals stay).
 std::set<std::string> public_headers() {
-  static const std::regex include(R"re(#include "([a-z]+/[a-z_0-9]+\.h)")re");
+  static const std::regex include(R"re(#include "([a-z]+(?:/[a-z_0-9]+)+\.h)")re");
   std::set<std::string> seen{"heed.h"};
   std::vector<std::string> todo{"heed.h"};
   while (!todo.empty()) {

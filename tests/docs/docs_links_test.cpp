@@ -197,7 +197,7 @@ TEST_SUITE("docs") {
   }
 
   TEST_CASE("the anchor of a heading is GitHub's") {
-    CHECK(slug("Tasks (`models/tasks/tasks.h`, `models/tasks/translate.h`)") == "tasks-modelstasksh-modelstranslateh");
+    CHECK(slug("Tasks (`models/tasks/tasks.h`, `models/tasks/translate.h`)") == "tasks-modelstaskstasksh-modelstaskstranslateh");
     CHECK(slug("Metrics (`models/train.cpp`: `score_batch`)") == "metrics-modelstraincpp-score_batch");
     CHECK(anchors("# A\n## A\n```\n# not a heading\n```\n") == std::set<std::string>{"a", "a-1"});
     CHECK(links(prose_only("see [x](README.md#b) and `[y](z)`\n```\n[w](v)\n```\n")).size() == 1);

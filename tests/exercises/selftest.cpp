@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
     if (kSanitized) break;
     try {
       ObjectReferences stub = read_object_references(obj + c.folder + "/exercises.o");
-      ObjectReferences sol = read_object_references(obj + "tests/exercises/" + c.number + "_wrong.o");
+      ObjectReferences sol = read_object_references(obj + "tests/exercises/wrong/" + c.number + "_wrong.o");
       ObjectReferences calls = read_object_references(obj + "tests/exercises/refused/" + c.number + "_refused.o");
       std::vector<Exercise> list = c.make();
       if (c.forbidden.size() != list.size())

@@ -1,5 +1,5 @@
 // A piece wrong only at larger sizes (issue 45) does not get through. Three planted answers, kept
-// with the other wrong answers in tests/exercises/ and right on every small input: 01_wrong.cpp's
+// with the other wrong answers in tests/exercises/wrong/ and right on every small input: 01_wrong.cpp's
 // matmul unrolled past K 16 without the column offset, 05_wrong.cpp's GRU step in blocks of 32
 // units that mixes in h's first block, 07_wrong.cpp's additive score in blocks of 12 positions
 // that reads the first block's keys. The self-test holds that their checks (make exercise-NN)
@@ -49,7 +49,7 @@ std::string definition(const std::string& text, const std::string& name, size_t*
 
 // Writes DIR/folder/exercises.cpp: the solution with the planted answer in place of its exercise.
 void write_planted(const std::string& dir, const Planted& p) {
-  std::string body = definition(slurp("tests/exercises/" + p.wrong_file), p.planted);
+  std::string body = definition(slurp("tests/exercises/wrong/" + p.wrong_file), p.planted);
   body.replace(body.find(p.planted), p.planted.size(), p.exercise);
   std::string text = slurp("exercises/solutions/" + p.folder + "/exercises.cpp");
   size_t at = 0;
