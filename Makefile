@@ -82,8 +82,12 @@ KERNEL_FLAGS_avx2_wide := $(KERNEL_FLAGS_avx2) -DHEED_VECTOR_BYTES=64
 KERNEL_FLAGS_avx512    := $(KERNEL_FLAGS_avx2) -mavx512f -mavx512vl -mavx512bw -mavx512dq -DHEED_VECTOR_BYTES=64
 KERNEL_OBJS := $(foreach s,$(KERNEL_SETS),$(patsubst %.cpp,$(BUILD)/obj/%.$(s).o,$(KERNEL_SRCS)))
 
-LIB_SRCS  := $(filter-out $(KERNEL_SRCS),$(wildcard tensor/*.cpp io/*.cpp autograd/*.cpp nn/*.cpp models/*.cpp viz/*.cpp))
-TEST_SRCS := $(wildcard tests/*.cpp)
+LIB_SRCS  := $(filter-out $(KERNEL_SRCS),$(wildcard tensor/*.cpp io/*.cpp autograd/*.cpp nn/*.cpp models/*.cpp \
+  models/*/*.cpp viz/*.cpp))
+# The suites, in folders that mirror the source (docs/testing.md), and their helpers (tests/support/);
+# not the fuzz targets nor the self-test's program and its answers (exercises/exercises.mk).
+TEST_SRCS := $(filter-out tests/fuzz/% tests/exercises/selftest.cpp tests/exercises/wrong/% tests/exercises/refused/%, \
+  $(wildcard tests/*.cpp tests/*/*.cpp tests/*/*/*.cpp))
 TOOL_SRCS := $(filter-out tools/heed.cpp,$(wildcard tools/*.cpp))
 CHAPTERS  := $(sort $(patsubst tutorials/%/main.cpp,%,$(wildcard tutorials/*/main.cpp)))
 CHAPTER_BINS := $(foreach c,$(CHAPTERS),$(BUILD)/tutorial-$(firstword $(subst _, ,$(c))))
@@ -145,7 +149,8 @@ $(call obj,$(TEST_SRCS)): BASEFLAGS += $(DOCTEST_I)
 # and -O1 compiles it in about two thirds of the time (make test compiles some 120 such files from
 # a fresh clone). No bit changes: without -ffast-math, no optimisation level changes IEEE arithmetic,
 # and -ffp-contract=off forbids fusing. Other flags given (CXXFLAGS='-O0 -g', a sanitizer's) are kept.
-TEST_CODE := $(TEST_SRCS) $(wildcard tests/exercises/*.cpp tests/exercises/refused/*.cpp exercises/check/*.cpp)
+TEST_CODE := $(TEST_SRCS) $(wildcard tests/exercises/selftest.cpp tests/exercises/wrong/*.cpp tests/exercises/refused/*.cpp \
+  exercises/check/*.cpp)
 $(call obj,$(TEST_CODE)): CXXFLAGS := $(patsubst -O2,-O1,$(CXXFLAGS))
 $(TESTS): $(call obj,$(TEST_SRCS)) $(LIB)
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
@@ -289,13 +294,15 @@ endif
 # a newline: the shell gets it as one quoted word, and the pkg-config files escape it.
 PREFIX  ?= /usr/local
 DESTDIR ?=
-INSTALL_DIRS    := tensor autograd nn models io viz
+# (models/ with its two folders, the tasks and the analysis, each installed as include/heed/models/tasks/...;
+# a folder before the folder that holds it, for uninstall's rmdir.)
+INSTALL_DIRS    := tensor autograd nn models/tasks models/analysis models io viz
 # The public headers (docs/library.md): heed.h, the whole API in one include, at the top of
 # include/heed ("./": the recipe makes each header's folder, here include/heed itself), and every
 # header of the folders but the internals below, which a program never includes: the kernels,
 # the command line's own helpers and the film's machinery. heed.h includes each public one.
 INSTALL_INTERNAL := tensor/gemm.h tensor/kernels.h tensor/math.h tensor/simd.h tensor/vmath.h nn/fused_cells.h \
-  io/decimal.h io/parse.h io/paths.h models/watch.h viz/film_page.h viz/sweep_report.h
+  io/decimal.h io/parse.h io/paths.h models/analysis/watch.h viz/film_page.h viz/sweep_report.h
 INSTALL_HEADERS := ./heed.h $(filter-out $(INSTALL_INTERNAL),$(sort $(wildcard $(addsuffix /*.h,$(INSTALL_DIRS)))))
 INSTALL_TO       = $(DESTDIR)$(PREFIX)
 # PREFIX and the install folder as one word each to the shell, single-quoted ('it'\''s').
@@ -348,7 +355,7 @@ clean:
 
 # For clangd, VS Code and other editors: one entry per source file with the flags it builds with.
 EDITOR_SRCS = $(LIB_SRCS) $(KERNEL_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(sort $(wildcard tutorials/*/*.cpp)) \
-  $(sort $(wildcard exercises/*/*.cpp exercises/solutions/*/*.cpp tests/exercises/*.cpp))
+  $(sort $(wildcard exercises/*/*.cpp exercises/solutions/*/*.cpp tests/exercises/selftest.cpp tests/exercises/wrong/*.cpp))
 compile_commands.json:
 	@{ printf '['; sep=; for f in $(EDITOR_SRCS); do \
 	  printf '%s\n  {"directory": "%s", "file": "%s", "command": "%s %s %s -c %s"}' "$$sep" "$(CURDIR)" "$$f" \

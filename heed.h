@@ -46,16 +46,16 @@
 
 #include "models/beam.h"                  // beam search
 #include "models/config.h"                // ModelConfig
-#include "models/data.h"                  // your own sentence pairs as a Task
+#include "models/tasks/data.h"                  // your own sentence pairs as a Task
 #include "models/decoder_model.h"         // the decoder-only Transformer
 #include "models/evaluate.h"              // accuracy, greedy decoding of prompts
-#include "models/gradient_path.h"         // how far a gradient travels (chapter 10)
-#include "models/heads.h"                 // finding a decoder's heads by what they do (chapter 14)
+#include "models/analysis/gradient_path.h"         // how far a gradient travels (chapter 10)
+#include "models/analysis/heads.h"                 // finding a decoder's heads by what they do (chapter 14)
 #include "models/model.h"                 // Model, make_model
 #include "models/self_attention_model.h"  // the self-attention tagger
 #include "models/seq2seq.h"               // the recurrent encoder-decoders
-#include "models/tasks.h"                 // copy, reverse, sort, ...
+#include "models/tasks/tasks.h"                 // copy, reverse, sort, ...
 #include "models/train.h"                 // train(), Trainer
 #include "models/transformer.h"           // the encoder-decoder Transformer
-#include "models/translate.h"             // the toy translation task
-#include "models/vocab.h"                 // Vocab
+#include "models/tasks/translate.h"             // the toy translation task
+#include "models/tasks/vocab.h"                 // Vocab

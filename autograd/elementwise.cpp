@@ -1,6 +1,6 @@
 // Elementwise ops, unary and binary with broadcasting, and where / masked_fill: each one forward
 // (a tensor/elementwise.cpp kernel) and its backward right below, the derivative as a comment.
-// Reference: none needed, each forward is one kernel call; tests/ch03_gradcheck_test.cpp checks
+// Reference: none needed, each forward is one kernel call; tests/autograd/ch03_gradcheck_test.cpp checks
 // every backward against central differences.
 #include <cmath>
 

@@ -1,7 +1,7 @@
 // Layout changes: transpose, reshape, concat, stack, slice and index_select, each forward (a
 // tensor/layout.cpp kernel) with its backward right below, the derivative as a comment. A layout
 // op moves numbers without arithmetic, so its backward moves the gradient back the same way.
-// Reference: each forward is one kernel call; tests/ch03_gradcheck_test.cpp checks every backward.
+// Reference: each forward is one kernel call; tests/autograd/ch03_gradcheck_test.cpp checks every backward.
 #include "autograd/layout.h"
 
 namespace heed {

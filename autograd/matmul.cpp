@@ -3,9 +3,9 @@
 // two more products, written straight into the inputs' gradients by the same kernel.
 //   forward kernel   tensor/matmul.cpp (shape checks) -> gemm (tensor/gemm_kernel.cpp): gemm_packed
 //                    and gemm_small are the fast paths
-//   reference        gemm_naive (tensor/gemm.cpp), the textbook triple loop; tests/gemm_test.cpp holds
+//   reference        gemm_naive (tensor/gemm.cpp), the textbook triple loop; tests/tensor/ch01_gemm_test.cpp holds
 //                    every fast path equal to it; linear is held bit-equal to matmul_nt(x, W) + b by
-//                    tests/ch04_layers_test.cpp; every backward is gradchecked (tests/ch03_gradcheck_test.cpp)
+//                    tests/nn/ch04_layers_test.cpp; every backward is gradchecked (tests/autograd/ch03_gradcheck_test.cpp)
 #include "autograd/matmul.h"
 #include "tensor/gemm.h"
 

@@ -1,6 +1,6 @@
 // Reductions: sum, mean and max, over everything or along one axis, each forward (a
 // tensor/reduce.cpp kernel) with its backward right below and the derivative as a comment.
-// Reference: each forward is one kernel call; tests/ch03_gradcheck_test.cpp checks every backward
+// Reference: each forward is one kernel call; tests/autograd/ch03_gradcheck_test.cpp checks every backward
 // against central differences.
 #include "autograd/reduce.h"
 #include "autograd/elementwise.h"

@@ -1,9 +1,9 @@
 // The softmax family, read whole: softmax (optionally masked), log_softmax, and the losses built
 // on them, cross-entropy (fused) and nll. Each forward runs the one softmax kernel, softmax_row
 // (tensor/softmax.cpp), and has its backward right below, the derivative as a comment.
-//   references  softmax and log_softmax: their gradchecks (tests/ch03_gradcheck_test.cpp);
-//               masked_softmax: tests/ch07_attention_test.cpp; cross_entropy is held to
-//               nll(log_softmax(x)) and to PyTorch's numbers by tests/ch04_layers_test.cpp
+//   references  softmax and log_softmax: their gradchecks (tests/autograd/ch03_gradcheck_test.cpp);
+//               masked_softmax: tests/nn/ch07_attention_test.cpp; cross_entropy is held to
+//               nll(log_softmax(x)) and to PyTorch's numbers by tests/nn/ch04_layers_test.cpp
 #include "autograd/softmax.h"
 
 #include <cmath>

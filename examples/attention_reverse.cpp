@@ -7,7 +7,7 @@
 
 #include <heed/models/evaluate.h>
 #include <heed/models/seq2seq.h>
-#include <heed/models/tasks.h>
+#include <heed/models/tasks/tasks.h>
 #include <heed/models/train.h>
 
 using namespace heed;

@@ -10,7 +10,7 @@ EX_DIRS      := $(sort $(wildcard exercises/[0-9][0-9]_*))
 EX_NUMBERS   := $(foreach d,$(EX_DIRS),$(firstword $(subst _, ,$(notdir $(d)))))
 EX_STUDENT   := $(foreach d,$(EX_DIRS),$(wildcard $(d)/*.cpp))
 EX_CHECKS    := $(wildcard exercises/check/[0-9][0-9]_check.cpp)
-EX_WRONG     := $(wildcard tests/exercises/[0-9][0-9]_wrong.cpp)
+EX_WRONG     := $(wildcard tests/exercises/wrong/[0-9][0-9]_wrong.cpp)
 EX_SELFTEST  := $(BUILD)/exercise-selftest
 EX_CHECKER   := exercises/check/main.cpp exercises/check/check.cpp exercises/check/objects.cpp exercises/check/trainer.cpp
 # Answers that call their exercise's reference: compiled for the self-test to read, never linked.
@@ -23,12 +23,14 @@ grader_checks = $(patsubst $(CHECKS)/%.cpp,$(BUILD)/obj/grader-checks/%.o,$(wild
 .PHONY: exercises
 
 # An untouched exercise does not use its parameters yet. (The solutions are compiled inside the
-# wrong-answer files, tests/exercises/NN_wrong.cpp, in namespace heed::solution, so that one
+# wrong-answer files, tests/exercises/wrong/NN_wrong.cpp, in namespace heed::solution, so that one
 # self-test binary holds both them and the untouched exercise files.)
 $(BUILD)/obj/exercises/%.o: BASEFLAGS += -Wno-unused-parameter
 # Each function in a section of its own, so that the checker can tell which function calls what
 # (exercises/check/objects.h); objects built before this line changed are rebuilt.
-$(BUILD)/obj/exercises/%.o $(BUILD)/obj/tests/exercises/%.o: BASEFLAGS += -ffunction-sections
+# (The self-test's own files in tests/exercises/, not the suites beside them.)
+$(BUILD)/obj/exercises/%.o $(BUILD)/obj/tests/exercises/wrong/%.o $(BUILD)/obj/tests/exercises/refused/%.o \
+  $(BUILD)/obj/tests/exercises/selftest.o: BASEFLAGS += -ffunction-sections
 $(call obj,$(EX_STUDENT) $(EX_WRONG) $(EX_REFUSED)): exercises/exercises.mk
 # The answers that hand their exercise to the library leave most parameters unused.
 $(call obj,$(EX_REFUSED)): BASEFLAGS += -Wno-unused-parameter
@@ -60,7 +62,7 @@ $(EX_SELFTEST): $(call obj,tests/exercises/selftest.cpp exercises/check/check.cp
                   exercises/check/trainer.cpp $(EX_CHECKS) $(EX_STUDENT) $(EX_WRONG)) $(LIB) $(call obj,$(EX_REFUSED))
 	$(CXX) $(CXXFLAGS) $(filter-out $(call obj,$(EX_REFUSED)),$^) -o $@ $(LDFLAGS)
 
-# make test runs the self-test (tests/exercises_test.cpp): solutions pass, stubs are not done,
+# make test runs the self-test (tests/exercises/exercises_test.cpp): solutions pass, stubs are not done,
 # wrong answers are rejected, answers calling their references refused; and the results document
 # and the grading script. A class's edition (below) has none of it: EX_FULL is empty there.
 EX_FULL := $(wildcard tests/exercises/selftest.cpp)
@@ -123,10 +125,9 @@ exercise-commands:
 # make student-edition DIR=folder writes the repository as a class hands it out: every file of the
 # checkout (git's list, with files not yet committed; without git, every file but the builds) except
 # the solutions, the wrong answers and the self-test (with the tests of your own heed, which build on
-# the solutions: tests/yours_*). DIR must not exist: nothing is overwritten. The names go through
+# the solutions: all of them in tests/exercises/). DIR must not exist: nothing is overwritten. The names go through
 # NUL-separated lists, so a file of any name is kept; the build folders are left out by name.
-EDITION_LEAVES_OUT := exercises/solutions/% tests/exercises/% tests/exercises_test.cpp tests/exercises_edition_test.cpp \
-  tests/yours_%
+EDITION_LEAVES_OUT := exercises/solutions/% tests/exercises/%
 EDITION_BUILDS := $(sort $(BUILD) $(FLOAT_BUILD) build-clang build-libcxx build-gcc11 build-aarch64 build-O0 $(YOURS))
 .PHONY: student-edition student-edition-test student-edition-ready
 student-edition:
@@ -136,8 +137,8 @@ student-edition:
 	 { git ls-files -z --cached --others --exclude-standard 2>/dev/null || \
 	   find . \( -path ./.git $(foreach b,$(EDITION_BUILDS),-o -path ./$(b)) \) -prune -o -type f -print0; } | \
 	   xargs -0 sh -c 'for f; do f=$${f#./}; [ -f "$$f" ] && printf "%s\0" "$$f"; done; true' sh | LC_ALL=C sort -zu | \
-	   grep -zv -e '^exercises/solutions/' -e '^tests/exercises/' -e '^tests/exercises_test\.cpp$$' -e '^tests/yours_' \
-	     -e '^tests/exercises_edition_test\.cpp$$' $(foreach b,$(EDITION_BUILDS),-e '^$(b)/') >$(BUILD)/student-edition.files || exit 1; \
+	   grep -zv -e '^exercises/solutions/' -e '^tests/exercises/' \
+	     $(foreach b,$(EDITION_BUILDS),-e '^$(b)/') >$(BUILD)/student-edition.files || exit 1; \
 	 mkdir -p "$(DIR)" && tar --null -cf - -T $(BUILD)/student-edition.files | tar -C "$(DIR)" -xf - && \
 	 echo "student-edition: $(DIR) holds $$(tr -cd '\000' <$(BUILD)/student-edition.files | wc -c | tr -d ' ') files (no solutions, no self-test)"
 
@@ -154,5 +155,5 @@ student-edition-ready: $(TESTS) $(CHAPTER_BINS) $(HEED)
 	@rm -rf $(EDITION) && mkdir -p $(BUILD)
 	@$(MAKE) --no-print-directory -s student-edition DIR=$(EDITION)
 	@mkdir -p $(EDITION)/$(BUILD) && \
-	 tar -C $(BUILD) --exclude=./obj/tests/exercises --exclude='./obj/tests/exercises_test.*' --exclude='./obj/tests/yours_*' \
+	 tar -C $(BUILD) --exclude=./obj/tests/exercises \
 	   -cf - ./flags ./obj ./libheed.a $(if $(HEED),./heed) $(patsubst $(BUILD)/%,./%,$(CHAPTER_BINS)) | tar -C $(EDITION)/$(BUILD) -xf -

@@ -70,7 +70,7 @@ yours-tutorial-%:
 	@echo "make yours: $(YOURS)/tutorial-$* $(ARGS)"
 	@$(YOURS)/tutorial-$* $(ARGS)
 
-# make test's exercises suite runs make yours and yours-test (tests/exercises_test.cpp, "your
+# make test's exercises suite runs make yours and yours-test (tests/exercises/exercises_test.cpp, "your
 # heed"): what they link is built beforehand, with everything else.
 ifneq ($(EX_FULL),)
 test: yours-prerequisites

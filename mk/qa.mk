@@ -70,8 +70,8 @@ sanitize: | $(DOCTEST)
 	 if [ $$status -eq 0 ]; then echo "sanitize: clean (no ASan, LSan or UBSan report)"; fi; exit $$status
 
 # ThreadSanitizer: the same sources rebuilt by clang++ -fsanitize=thread in build/tsan, then the
-# threaded tests: the pool's own (tests/threads_test.cpp) and the thread-count same-bits test
-# (tests/threads_same_bits_test.cpp, whose heed runs are this build's too: HEED_BUILD), chapter
+# threaded tests: the pool's own (tests/tensor/threads_test.cpp) and the thread-count same-bits test
+# (tests/tools/threads_same_bits_cli_test.cpp, whose heed runs are this build's too: HEED_BUILD), chapter
 # 02's graphs built on two threads, and a bench at configuration M on 3 threads.
 # Any report, or any failure, fails the target. (Kept self-contained: it can move with sanitize.)
 .PHONY: tsan
@@ -81,8 +81,8 @@ TSAN_LOG   := $(CURDIR)/$(TSAN_BUILD)/reports
 TSAN_ENV   := HEED_BUILD=$(TSAN_BUILD) TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:log_path=$(TSAN_LOG)/tsan
 # A test program of these suites alone (the whole suite under ThreadSanitizer would take long).
 # (heed_cli, chapter_check and prose_numbers: the helpers that run heed; their own suites are not run.)
-THREADED_TEST_SRCS := tests/main.cpp tests/heed_cli.cpp tests/chapter_check.cpp tests/prose_numbers.cpp \
-  tests/threads_test.cpp tests/threads_same_bits_test.cpp tests/ch02_graph_safety_test.cpp
+THREADED_TEST_SRCS := tests/support/main.cpp tests/support/heed_cli.cpp tests/support/chapter_check.cpp tests/support/prose_numbers.cpp \
+  tests/tensor/threads_test.cpp tests/tools/threads_same_bits_cli_test.cpp tests/autograd/ch02_graph_safety_test.cpp
 $(BUILD)/threaded-tests: $(call obj,$(THREADED_TEST_SRCS)) $(LIB)
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
 tsan: | $(DOCTEST)
@@ -156,7 +156,7 @@ fuzz-toolchain:
 test-float: float $(LIB)
 	@echo "$(FLOAT_BUILD)/tests: every suite, in float"
 	@$(call shards,HEED_BUILD=$(FLOAT_BUILD),$(FLOAT_BUILD)/tests,--no-intro,$(FLOAT_BUILD)/shards)
-	@echo "Skipped in float, each test marked with its reason (tests/precision.h): gradient checks, the"
+	@echo "Skipped in float, each test marked with its reason (tests/support/precision.h): gradient checks, the"
 	@echo "golden hashes and bytes of double arithmetic, the chapters' printed outputs, PyTorch float64 to 1e-12."
 
 # Other compilers and architectures, each in a folder of its own (objects never mix with build/).

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "autograd/functions.h"
-#include "models/vocab.h"
+#include "models/tasks/vocab.h"
 
 namespace heed {
 

@@ -43,8 +43,8 @@
 // t + 1 of them (O(t D)): TransformerAttention::step. Keys and values of earlier positions never
 // change, since a causal layer's position s reads nothing after s. The cache is what the full
 // forward's layers compute as K and V for those positions, and a step's logits are the full
-// forward's at that position; tests/ch14_decoder_model_test.cpp and tests/ch14_step_test.cpp hold
-// both to 1e-12.
+// forward's at that position; tests/models/ch14_decoder_model_test.cpp holds both to 1e-12
+// (check_steps_match_forward, tests/support/model_checks.h).
 #pragma once
 
 #include <cstdint>
@@ -105,7 +105,7 @@ class DecoderModel : public Model {
 
   int64_t num_layers() const { return config_.layers; }
   // Layer i's causal self-attention: the attention-only layer, or the full layer's self_attn.
-  // Mutable for the head ablations of models/heads.h, which zero one head's part of out_proj.
+  // Mutable for the head ablations of models/analysis/heads.h, which zero one head's part of out_proj.
   TransformerAttention& self_attention(size_t i) { return config_.attention_only ? attention_[i] : blocks_[i].self_attn; }
   const TransformerAttention& self_attention(size_t i) const {
     return config_.attention_only ? attention_[i] : blocks_[i].self_attn;
@@ -153,7 +153,7 @@ struct SamplingOptions {
 std::vector<int64_t> sample_continuation(const Model& model, const std::vector<int64_t>& prompt, int64_t max_tokens,
                                          const SamplingOptions& options, Generator& gen);
 
-// A model's loss on the repeat task (models/tasks.h) with the two copies apart: the mean
+// A model's loss on the repeat task (models/tasks/tasks.h) with the two copies apart: the mean
 // cross-entropy in nats of the first copy's symbols and of the second's, teacher forced, over
 // `samples` fresh sequences drawn from Generator(seed) in batches of up to 100. A segment s of n
 // symbols is the target s s: the first copy's n symbols are predicted at positions 0 .. n-1

@@ -4,7 +4,7 @@
 
 #include "autograd/functions.h"
 #include "models/decoder_model.h"
-#include "models/translate.h"
+#include "models/tasks/translate.h"
 #include "tensor/math.h"
 
 namespace heed {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "models/model.h"
-#include "models/tasks.h"
+#include "models/tasks/tasks.h"
 
 namespace heed {
 

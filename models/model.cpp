@@ -4,7 +4,7 @@
 #include "models/decoder_model.h"
 #include "models/seq2seq.h"
 #include "models/transformer.h"
-#include "models/vocab.h"
+#include "models/tasks/vocab.h"
 #include "nn/loss.h"
 
 namespace heed {

@@ -7,7 +7,7 @@
 //   DecoderModel        models/decoder_model.h  a decoder-only stack: a language model of the
 //                                               target alone, no source
 // Training (models/train.h), greedy decoding, beam search (models/beam.h), the attention film
-// (models/watch.h) and the heed program hold a model as a Model and never ask which it is.
+// (models/analysis/watch.h) and the heed program hold a model as a Model and never ask which it is.
 // make_model builds the one a ModelConfig names, as a checkpoint's metadata does.
 #pragma once
 
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "models/config.h"
-#include "models/tasks.h"
+#include "models/tasks/tasks.h"
 #include "nn/module.h"
 #include "tensor/random.h"
 

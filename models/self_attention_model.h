@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "models/tasks.h"
+#include "models/tasks/tasks.h"
 #include "nn/embedding.h"
 #include "nn/linear.h"
 #include "nn/positions.h"

@@ -1,7 +1,7 @@
 #include "models/seq2seq.h"
 
 #include "autograd/functions.h"
-#include "models/vocab.h"
+#include "models/tasks/vocab.h"
 
 namespace heed {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "autograd/functions.h"
-#include "models/vocab.h"
+#include "models/tasks/vocab.h"
 #include "nn/encoder.h"
 
 namespace heed {

@@ -120,7 +120,7 @@ class TransformerSeq2Seq : public Model {
   // it (greedy or beam; <eos> last if it ended), in one teacher-forced pass with no graph: the
   // decoder reads <bos> y_1 .. y_{T-1}, so cross and self have one row per written token. What
   // heed predict --layer/--head draws; the stepwise decoder's weights are the same numbers up to
-  // rounding (tests/ch13_heads_cli_test.cpp).
+  // rounding (tests/tools/ch13_heads_cli_test.cpp).
   TransformerAttentionMaps attention_maps(const std::vector<int64_t>& src,
                                          const std::vector<int64_t>& output) const override;
 

@@ -1,10 +1,10 @@
 // Attention's score functions (the layers) and its differentiable ops, read whole:
 //   additive_score     Bahdanau's v^T tanh(prepared + q) as one node, its backward below it;
 //                      reference additive_score_composed (beside it), held equal by
-//                      tests/ch07_fused_test.cpp; tanh_n and dot_n are the fast paths of
-//                      tensor/vmath.h, held to heed::math::tanh by tests/math_test.cpp
+//                      tests/nn/ch07_fused_test.cpp; tanh_n and dot_n are the fast paths of
+//                      tensor/vmath.h, held to heed::math::tanh by tests/tensor/ch01_math_test.cpp
 //   weighted_sum       the context sum_i w_i v_i as one node; reference the batched matmul it
-//                      replaces, held equal by tests/ch07_fused_test.cpp
+//                      replaces, held equal by tests/nn/ch07_fused_test.cpp
 // The masked softmax between them is the softmax family's (autograd/softmax.cpp).
 #include "nn/attention.h"
 

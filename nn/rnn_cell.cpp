@@ -1,15 +1,15 @@
 // The recurrent cells, read whole: the RNN, GRU and LSTM modules; each step composed from
 // autograd ops (step_composed: the equations line by line, and the reference); and the same step
 // fused into one graph node (rnn_step, gru_step, lstm_step), forward and hand-written backward with
-// each derivative as a comment. tests/ch05_fused_test.cpp holds fused and composed equal (values
+// each derivative as a comment. tests/nn/ch05_fused_test.cpp holds fused and composed equal (values
 // and every gradient) and gradchecks the fused steps. The fused steps share one matrix product,
 // hp = h W_hh^T + b_hh (B, G*H), linear's value (tensor/matmul.cpp), through gemm
-// (tensor/gemm_kernel.cpp; reference gemm_naive, held equal by tests/gemm_test.cpp); their gates
+// (tensor/gemm_kernel.cpp; reference gemm_naive, held equal by tests/tensor/ch01_gemm_test.cpp); their gates
 // are loops over a row with tanh_n and sigmoid_n (tensor/vmath_kernel.cpp; reference
-// heed::math::tanh and sigmoid, bit for bit by tests/math_test.cpp).
+// heed::math::tanh and sigmoid, bit for bit by tests/tensor/ch01_math_test.cpp).
 // The GRU's and the LSTM's loops over the batch's rows run on the thread pool (tensor/threads.h):
 // each row is computed whole on one thread, as the one-thread loop computes it, so any thread
-// count gives the same bits (tests/threads_same_bits_test.cpp trains with 1, 2, 3 and 8).
+// count gives the same bits (tests/tools/threads_same_bits_cli_test.cpp trains with 1, 2, 3 and 8).
 #include "nn/rnn_cell.h"
 
 #include <cmath>

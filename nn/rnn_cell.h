@@ -5,7 +5,7 @@
 // the memory c (B, H) for an LSTM. step_composed() builds a step from autograd ops, so a reader
 // sees the equations line by line; step() and step_at() run the same equations as one fused graph
 // node with a hand-written backward (rnn_step, gru_step, lstm_step below), held equal to it by
-// tests/ch05_fused_test.cpp.
+// tests/nn/ch05_fused_test.cpp.
 #pragma once
 
 #include <memory>

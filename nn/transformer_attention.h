@@ -15,7 +15,7 @@
 // keys_values() projects positions into each head's keys and values once, and attend() lets new
 // queries read positions whose keys and values were projected before; step() is the one that a
 // causal stack's cache runs (nn/transformer_layers.h). forward(q, kv, mask) is
-// attend(q, keys_values(kv), mask), the same bits; tests/ch14_decoder_model_test.cpp holds them
+// attend(q, keys_values(kv), mask), the same bits; tests/models/ch14_decoder_model_test.cpp holds them
 // equal.
 #pragma once
 

@@ -60,8 +60,8 @@ real* scratch(int which, int64_t n) {
 // pack again, B or A, is the smaller one), and the tiles go to the thread pool
 // (tensor/threads.h). A tile is kernel set's gemm_tile, which computes its elements exactly as
 // the whole product would, each with its own sum over k in ascending order: nothing is summed
-// across tiles, so the result is the same bits for any thread count (tests/threads_test.cpp
-// compares them with 1, 2, 3 and 8 threads; tests/gemm_test.cpp holds gemm to gemm_naive).
+// across tiles, so the result is the same bits for any thread count (tests/tensor/threads_test.cpp
+// compares them with 1, 2, 3 and 8 threads; tests/tensor/ch01_gemm_test.cpp holds gemm to gemm_naive).
 // The cut depends only on the shapes: rows go in units of 24 (four of the register tile's 6
 // rows), columns in units of 32 (a whole number of every set's register tile, 8 to 32 wide).
 // The grain, about 2 million multiply-adds (some 50 to 100 microseconds on one core), keeps the

@@ -3,11 +3,11 @@
 // [K, N] or, when trans_b, [N, K]. Any sizes, 0 included. REQUIRES: C does not overlap A or B.
 // gemm picks by shape between gemm_packed (packed, cache-blocked, register-tiled; see
 // gemm_kernel.cpp) and gemm_small (straight from A and B, for thin products); gemm_naive, the
-// textbook loop, is their reference: tests/gemm_test.cpp holds gemm, gemm_packed and gemm_small
+// textbook loop, is their reference: tests/tensor/ch01_gemm_test.cpp holds gemm, gemm_packed and gemm_small
 // equal to it (up to rounding) in every transposition form. Each gives bit-identical results from
-// call to call, and with every kernel set (tensor/kernels.h; tests/kernels_test.cpp compares their
+// call to call, and with every kernel set (tensor/kernels.h; tests/tensor/kernels_test.cpp compares their
 // bits). A large gemm runs on the thread pool in tiles of C (tensor/gemm.cpp), with the same bits
-// for any thread count (tests/threads_test.cpp). The differentiable matmul and linear on top are
+// for any thread count (tests/tensor/threads_test.cpp). The differentiable matmul and linear on top are
 // autograd/matmul.cpp.
 #pragma once
 

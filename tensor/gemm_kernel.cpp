@@ -72,7 +72,7 @@ constexpr int kMr = 6;
 constexpr int kNr = 2 * kLanes;
 
 // The cache blocks, in elements, for AMD EPYC Zen 4/5 (48 KB L1d, 1 MB L2 per core), checked with
-// the bench_gemm suite (tests/gemm_bench_test.cpp):
+// the bench_gemm suite (tests/tensor/bench_gemm_test.cpp):
 // - kKc: a kKc x kNr panel of B (16 KB in double) and a kKc x kMr panel of A (12 KB) fit in L1
 //   together. 256 is also the largest inner size of the models (H), so K is rarely split.
 //   (In float, kKc is 512: a B panel 16 floats wide is then 32 KB and an A panel 12 KB, still in L1.)

@@ -13,7 +13,7 @@
 //
 // Every set computes every element with the same operations in the same order (the tile and the
 // vector width decide which elements are computed together, never how), so results are
-// bit-identical whichever set runs: tests/kernels_test.cpp runs each set this processor can run
+// bit-identical whichever set runs: tests/tensor/kernels_test.cpp runs each set this processor can run
 // on the same inputs and compares their bits. HEED_KERNELS=<name> in the environment chooses a
 // set instead of the processor (`heed --version` says which runs).
 #pragma once

@@ -2,7 +2,7 @@
 // three steps: reduce the argument exactly to a small remainder, sum a Taylor polynomial on it
 // (Horner's rule, one fused multiply-add a term), and put the result back together. The vector
 // tanh and sigmoid of tensor/vmath_kernel.cpp run exactly the operations of exp_parts, tanh and
-// sigmoid below, lane by lane; tests/math_test.cpp holds their bits equal.
+// sigmoid below, lane by lane; tests/tensor/ch01_math_test.cpp holds their bits equal.
 //
 // Throughout, an "ulp" is a unit in the last place of the exact result; u = 2^-53 (double) or
 // 2^-24 (float) is half of one, the error of one rounding.

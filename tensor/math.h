@@ -7,7 +7,7 @@
 // positional encoding is enough to make a training's loss differ after a few hundred steps, and
 // the chapters' printed numbers and the fixed-seed checkpoint hashes with it. Written here from
 // + - * / sqrt and fma alone, each function gives the same bits on every C library, compiler
-// and processor (tests/math_test.cpp compares them with the C library over their domains and
+// and processor (tests/tensor/ch01_math_test.cpp compares them with the C library over their domains and
 // holds the library's objects to calling no other libm function; chapter 01's "How heed
 // computes exp" walks through exp).
 //
@@ -16,7 +16,7 @@
 // Every polynomial is a Taylor series cut where its next term falls below half a unit in the last
 // place; the degrees and constants are in tensor/math.cpp (and, for exp, here: the vector kernels
 // of tensor/vmath_kernel.cpp share them and compute the same bits). The error bounds below are the
-// largest errors tests/math_test.cpp measures against the C library, in units in the last place
+// largest errors tests/tensor/ch01_math_test.cpp measures against the C library, in units in the last place
 // (ulp) of the exact result, rounded up; the C library itself is within 1 ulp of the exact value.
 //
 // This header declares only, with constants that the vector kernels share: it has no inline code

@@ -40,7 +40,7 @@ Shape reduced_shape(const Shape& s, int64_t axis, bool keepdim) {
 
 // acc = init; acc = step(acc, x, i) along the axis; y = finish(acc, n). Each output's sum runs
 // on one thread in ascending i; outputs go to the thread pool (tensor/threads.h) in pieces of at
-// least 16384 values read, so the thread count never changes a bit (tests/threads_test.cpp).
+// least 16384 values read, so the thread count never changes a bit (tests/tensor/threads_test.cpp).
 template <class Step, class Finish>
 Tensor reduce_axis(const Tensor& x, int64_t axis, bool keepdim, real init, Step step, Finish finish,
                    const char* op) {

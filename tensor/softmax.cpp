@@ -45,7 +45,7 @@ namespace {
 constexpr int64_t kRowsGrain = 16384;
 
 // softmax_row over every row along `axis` (x seen as [outer, n, inner]).
-// Reference: the loop over (o, j) in order, one thread; tests/threads_test.cpp holds them equal.
+// Reference: the loop over (o, j) in order, one thread; tests/tensor/threads_test.cpp holds them equal.
 Tensor softmax_along(const Tensor& x, int64_t axis, const Tensor* mask, bool log_space, const char* op) {
   axis = normalize_axis(axis, x.shape(), op);
   if (mask && mask->shape() != x.shape())

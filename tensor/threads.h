@@ -10,7 +10,7 @@
 // than one thread. A parallel_for inside a piece (a nested call) runs on its own thread, as does
 // one from a second thread while the pool is busy: no deadlock, and the same pieces. An exception
 // thrown by a piece reaches the caller once every piece has ended (the first one thrown).
-// tests/threads_test.cpp holds these; tests/threads_same_bits_test.cpp the bits of a training.
+// tests/tensor/threads_test.cpp holds these; tests/tools/threads_same_bits_cli_test.cpp the bits of a training.
 #pragma once
 
 #include <cstdint>

@@ -3,8 +3,8 @@
 // attention score would spend most of their time in them. The functions use a range reduction
 // and a Taylor polynomial, accurate to 2 units in the last place. Their references are
 // heed::math::tanh and heed::math::sigmoid (tensor/math.h), which run the same operations on one
-// element: tests/math_test.cpp holds their bits equal under every kernel set, and
-// tests/vmath_test.cpp holds both to the C library's tanh and exp within 3 eps (and dot_n to the
+// element: tests/tensor/ch01_math_test.cpp holds their bits equal under every kernel set, and
+// tests/tensor/ch01_vmath_test.cpp holds both to the C library's tanh and exp within 3 eps (and dot_n to the
 // plain loop). Every element goes through the same instructions
 // whatever its position in the array or the array's length, so a result never depends on how
 // an array was cut (a batch row alone gives the same bits as in its batch).

@@ -13,7 +13,7 @@
 // tanh(x) = -(e^-2|x| - 1) / (2 + (e^-2|x| - 1)) needs for small x.
 //
 // These are heed::math's exp_parts, tanh and sigmoid (tensor/math.cpp), lane by lane, with the
-// constants of tensor/math.h's Layout: the reference, whose bits tests/math_test.cpp holds
+// constants of tensor/math.h's Layout: the reference, whose bits tests/tensor/ch01_math_test.cpp holds
 // these to under every kernel set.
 //
 // This file is compiled once per kernel set (tensor/kernels.h), each time into its own namespace and

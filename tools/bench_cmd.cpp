@@ -18,7 +18,7 @@
 #include "tensor/threads.h"
 #include "tools/bench.h"
 #include "tools/common.h"
-#include "tools/watch.h"
+#include "tools/train_watch.h"
 
 namespace heed {
 

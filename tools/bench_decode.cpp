@@ -12,7 +12,7 @@
 
 #include "autograd/functions.h"
 #include "models/model.h"
-#include "models/tasks.h"
+#include "models/tasks/tasks.h"
 #include "tensor/kernels.h"
 #include "tensor/threads.h"
 #include "tools/bench.h"

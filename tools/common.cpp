@@ -7,7 +7,7 @@
 
 #include "io/parse.h"
 #include "io/paths.h"
-#include "models/data.h"
+#include "models/tasks/data.h"
 #include "nn/checkpoint.h"
 
 namespace heed {
@@ -181,7 +181,7 @@ LoadedModel load_model(const std::string& path) {
     if (static_cast<uint64_t>(config.parameter_count()) > bytes / 2)
       throw Error("load " + path + ": its metadata describes a model of " + std::to_string(config.parameter_count()) +
                   " parameters, more than its " + std::to_string(bytes) + " bytes can hold");
-    // Test hook (tests/file_safety_cli_test.cpp): HEED_TEST_REPLACE_IN_LOAD=FILE renames FILE
+    // Test hook (tests/tools/file_safety_cli_test.cpp): HEED_TEST_REPLACE_IN_LOAD=FILE renames FILE
     // over `path` here, between the header and the tensors, as a --checkpoint-every writer
     // racing this reader would.
     if (const char* other = std::getenv("HEED_TEST_REPLACE_IN_LOAD")) std::rename(other, path.c_str());

@@ -10,11 +10,11 @@
 
 #include "io/safetensors.h"
 #include "models/model.h"
-#include "models/tasks.h"
+#include "models/tasks/tasks.h"
 #include "models/train.h"
 #include "tensor/threads.h"  // threads(), for the --json lines
 #include "tools/args.h"
-#include "tools/watch.h"
+#include "tools/train_watch.h"
 
 namespace heed {
 
@@ -27,7 +27,7 @@ int cmd_data(const std::vector<std::string>& argv);
 
 // The checkpoint format heed writes and reads ("heed-seq2seq-2"; docs/checkpoints.md).
 extern const char* const kFormat;
-// The tokenizer of models/data.h, by name in a data model's metadata ("data.tokenizer"): a
+// The tokenizer of models/tasks/data.h, by name in a data model's metadata ("data.tokenizer"): a
 // change to its rule gets a new name, so an old model is never read with another rule.
 extern const char* const kDataTokenizer;
 
@@ -41,7 +41,7 @@ struct TrainPlan {
   int64_t seed = 1, eval_samples = 500;
   std::string save;  // empty: do not save
   bool json = false;
-  std::string data, valid;     // --data F, --valid F: a data file as the task (models/data.h)
+  std::string data, valid;     // --data F, --valid F: a data file as the task (models/tasks/data.h)
   std::string resume;          // --resume F: continue the run saved in F (tools/train_state.h)
   std::string load;            // --load F: a new run from F's weights
   int64_t resumed_step = 0;    // --resume: the step F reached

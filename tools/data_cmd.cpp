@@ -1,4 +1,4 @@
-// heed data: a built-in task written as a data file (models/data.h), so that `heed train
+// heed data: a built-in task written as a data file (models/tasks/data.h), so that `heed train
 // --data` is exercised by what heed ships and a user sees the format.
 #include <cstdio>
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include "io/atomic_file.h"
 #include "io/paths.h"
 #include "io/utf8.h"
-#include "models/translate.h"
+#include "models/tasks/translate.h"
 #include "tools/common.h"
 
 namespace heed {

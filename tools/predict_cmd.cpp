@@ -12,13 +12,13 @@
 #include "io/paths.h"
 #include "io/utf8.h"
 #include "models/beam.h"
-#include "models/data.h"
+#include "models/tasks/data.h"
 #include "models/decoder_model.h"
 #include "models/evaluate.h"
-#include "models/translate.h"
+#include "models/tasks/translate.h"
 #include "tensor/math.h"
 #include "tools/common.h"
-#include "tools/heads.h"  // --attention, --layer, --head
+#include "tools/head_flags.h"  // --attention, --layer, --head
 #include "viz/heatmap.h"
 #include "viz/html.h"
 #include "viz/svg.h"
@@ -219,8 +219,8 @@ int cmd_predict(const std::vector<std::string>& argv) {
   if (S > SymbolTask::kMaxLength)
     throw a.error("the source has " + std::to_string(S) + " tokens; predict reads at most " +
                   std::to_string(SymbolTask::kMaxLength) + ", the longest eval --lengths scores");
-  const int64_t max_steps = output_cap(mc, S);  // eval --data's cap for this sentence (models/data.h)
-  // Beam 1 is greedy decoding exactly (tests/ch11_beam_test.cpp), so one path serves both.
+  const int64_t max_steps = output_cap(mc, S);  // eval --data's cap for this sentence (models/tasks/data.h)
+  // Beam 1 is greedy decoding exactly (tests/models/ch11_beam_test.cpp), so one path serves both.
   std::vector<Hypothesis> hyps = beam_search(*m.model, src, beam, max_steps);
   const Hypothesis& best = hyps.front();
   std::vector<std::string> output, source, shown_output, shown_source;  // shown_: for the terminal

@@ -7,7 +7,7 @@
 #include "io/json.h"
 #include "io/utf8.h"
 #include "models/decoder_model.h"
-#include "models/translate.h"
+#include "models/tasks/translate.h"
 #include "tools/common.h"
 
 namespace heed {

@@ -13,16 +13,16 @@
 #include "io/paths.h"
 #include "io/safetensors.h"
 #include "io/utf8.h"
-#include "models/data.h"
+#include "models/tasks/data.h"
 #include "models/decoder_model.h"
 #include "models/evaluate.h"
 #include "models/train.h"
-#include "models/translate.h"
+#include "models/tasks/translate.h"
 #include "nn/checkpoint.h"
 #include "tensor/math.h"
 #include "tools/common.h"
 #include "tools/train_state.h"
-#include "tools/watch.h"
+#include "tools/train_watch.h"
 
 namespace heed {
 
@@ -140,7 +140,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
                                   "--clip",  "--seed",   "--save",    "--eval-samples", "--resume", "--load",
                                   "--checkpoint-every", "--film", "--watch-every", "--warmup", "--label-smoothing",
                                   "--data", "--valid", "--valid-fraction", "--min-count",
-                                  "--attention", "--layer", "--head"};  // the film's matrix (tools/watch.h)
+                                  "--attention", "--layer", "--head"};  // the film's matrix (tools/train_watch.h)
   valued.insert(kTransformerFlags.begin(), kTransformerFlags.end());
   Args a("train", argv, valued,
          {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding", "--watch", "--lower", "--force",
@@ -187,7 +187,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   ModelConfig& config = plan.config;
   config.model = a.choice("--model", "additive", model_names());
   // A decoder-only model reads one sequence: repeat and german are one already; the other tasks
-  // are written as one, source <sep> target (OneSequenceTask, models/tasks.h). german has no
+  // are written as one, source <sep> target (OneSequenceTask, models/tasks/tasks.h). german has no
   // source for an encoder to read.
   const bool one_sequence = plan.task->name() == "repeat" || plan.task->name() == "german";
   if (config.model == "decoder" && plan.task->name() == "data")
@@ -345,7 +345,7 @@ int train_steps(const TrainPlan& plan, Model& model, Trainer& trainer, Watcher* 
   const TrainOptions& opt = plan.opt;
   const std::string& save = plan.save;
   Reporter reporter(opt.steps, trainer.steps_done());
-  // Test hook (tests/reliability_test.cpp): HEED_TEST_NAN_AFTER_STEP=k turns one weight into NaN
+  // Test hook (tests/models/reliability_test.cpp): HEED_TEST_NAN_AFTER_STEP=k turns one weight into NaN
   // after step k, so that a test can watch the non-finite guard stop the run from the outside.
   // No learning rate heed accepts drives a model to NaN, so there is no honest flag for it.
   int64_t poison = -1;

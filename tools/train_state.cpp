@@ -9,11 +9,11 @@
 
 #include "io/parse.h"
 #include "io/utf8.h"
-#include "models/data.h"
+#include "models/tasks/data.h"
 #include "nn/checkpoint.h"
 #include "tools/bench.h"  // program_as_invoked
 #include "tools/signals.h"
-#include "tools/watch.h"
+#include "tools/train_watch.h"
 
 namespace heed {
 

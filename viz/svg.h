@@ -1,5 +1,5 @@
 // Pictures as standalone SVG text, written by hand (no plotting library): an attention heatmap
-// and a line chart. Every document is well-formed XML (the tests hold it to tests/xml_check.h)
+// and a line chart. Every document is well-formed XML (the tests hold it to tests/support/xml_check.h)
 // with xmlns and a viewBox, so a browser opens it directly; every label is XML-escaped, so
 // tokens such as "<eos>" or "&" are safe.
 #pragma once

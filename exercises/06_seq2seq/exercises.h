@@ -7,7 +7,7 @@
 
 #include "exercises/not_done.h"
 #include "models/seq2seq.h"
-#include "models/vocab.h"
+#include "models/tasks/vocab.h"
 
 namespace heed::student {
 

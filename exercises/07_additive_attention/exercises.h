@@ -9,8 +9,8 @@
 
 #include "autograd/functions.h"
 #include "exercises/not_done.h"
-#include "models/tasks.h"
-#include "models/vocab.h"
+#include "models/tasks/tasks.h"
+#include "models/tasks/vocab.h"
 #include "nn/embedding.h"
 #include "nn/encoder.h"
 #include "nn/linear.h"

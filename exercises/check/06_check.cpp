@@ -1,4 +1,4 @@
-// Chapter 06's checks: decoder_io against make_batch (models/tasks.h) on batches of mixed
+// Chapter 06's checks: decoder_io against make_batch (models/tasks/tasks.h) on batches of mixed
 // lengths, one sequence, and an empty target; greedy_decode against Seq2Seq::greedy on a briefly
 // trained model (plain and additive, batches of 5 and 1); exact_and_tokens on outputs made to
 // miss in each way it can (a wrong symbol, no EOS, EOS too early, right symbols past a mistake).

@@ -4,7 +4,7 @@
 // gradient_path.h) for a plain and an additive model, at the first and the last output step.
 #include "exercises/10_long_sequences/exercises.h"
 #include "exercises/check/10_check.h"
-#include "models/gradient_path.h"
+#include "models/analysis/gradient_path.h"
 #include "nn/optim.h"
 
 namespace heed::check {

@@ -5,7 +5,7 @@
 // induction_score: hand-made heads whose scores are known (a perfect induction head, 1; evenly
 // spread rows, the mean of 1 / (t+1); a previous-token head, 0, and 1 when n = 2, where t-1 is
 // the induction place), random weights with padding rows after the sequence against the formula
-// written out, the scores models/heads.h's score_head gives every head of a decoder-only model on
+// written out, the scores models/analysis/heads.h's score_head gives every head of a decoder-only model on
 // repeat sequences, then its errors. sample_token: the draws worked out by hand (T = 0 and
 // top_k = 1 give the most probable token; equal logits, the lower id; u at an interval's end;
 // a temperature and a top_k that change the answer; logits near 1000, where exp overflows
@@ -23,9 +23,9 @@
 #include "exercises/14_induction_heads/exercises.h"
 #include "exercises/check/14_check.h"
 #include "models/decoder_model.h"
-#include "models/heads.h"
-#include "models/tasks.h"
-#include "models/vocab.h"
+#include "models/analysis/heads.h"
+#include "models/tasks/tasks.h"
+#include "models/tasks/vocab.h"
 #include "nn/encoder.h"
 #include "nn/self_attention.h"
 
@@ -165,7 +165,7 @@ void check_induction_score(const Impl14& impl) {
     const std::string in = "n " + std::to_string(n) + ", " + describe("weights", w);
     expect_score(impl.induction_score(w, n), plain_induction(w, n), "induction_score (random weights)", in);
   }
-  // heed's own score (models/heads.h) on every head of a decoder-only model, sequence by sequence.
+  // heed's own score (models/analysis/heads.h) on every head of a decoder-only model, sequence by sequence.
   {
     Generator init(seed(1403));
     DecoderModel model(decoder_config(6, 16, 2, 2), init);
@@ -189,7 +189,7 @@ void check_induction_score(const Impl14& impl) {
           for (int64_t i = 0; i < T * T; ++i) w[i] = one[h * T * T + i];
           const ScoreSums s = score_head(one, h, {n});
           expect_score(impl.induction_score(w, n), s.induction / static_cast<real>(s.induction_terms),
-                       "induction_score (against models/heads.h's score_head)",
+                       "induction_score (against models/analysis/heads.h's score_head)",
                        "layer " + std::to_string(l) + ", head " + std::to_string(h) +
                            " of a decoder-only model, a repeat "
                            "sequence of n " +

@@ -1,5 +1,5 @@
 // Chapter 14's functions to check, as a table, and their checks; and the small decoder-only
-// model they (and tests/ch14_heads_test.cpp) build.
+// model they (and tests/models/analysis/ch14_heads_test.cpp) build.
 #pragma once
 
 #include "exercises/check/check.h"

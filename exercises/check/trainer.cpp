@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "autograd/functions.h"
-#include "models/tasks.h"
+#include "models/tasks/tasks.h"
 #include "nn/attention.h"
 #include "nn/embedding.h"
 #include "nn/encoder.h"

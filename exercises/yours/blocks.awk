@@ -1,4 +1,4 @@
-# The quick output blocks of a chapter's README.md, as make test reads them (tests/chapter_check.h):
+# The quick output blocks of a chapter's README.md, as make test reads them (tests/support/chapter_check.h):
 # a fenced block right after a line `<!-- output: ARGS -->` is what `tutorial-NN ARGS` prints, and
 # blocks under the same marker are one output shown in pieces, joined in order. Prints each
 # output as a line "@@ARGS" followed by its lines, in the order the markers first appear.

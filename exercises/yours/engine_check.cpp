@@ -21,7 +21,7 @@
 #include "autograd/softmax.h"
 #include "models/model.h"
 #include "models/seq2seq.h"
-#include "models/tasks.h"
+#include "models/tasks/tasks.h"
 #include "models/train.h"
 #include "nn/attention.h"
 #include "nn/embedding.h"

@@ -1,6 +1,6 @@
-# Golden values for tests/ch14_decoder_torch_test.cpp: models.DecoderOnly (heed's --model
+# Golden values for tests/models/ch14_decoder_torch_test.cpp: models.DecoderOnly (heed's --model
 # decoder built from stock torch modules) in float64, dropout 0, logits, loss and the gradient of
-# every parameter. Writes tests/ch14_decoder_golden.h.
+# every parameter. Writes tests/models/ch14_decoder_golden.h.
 #
 # Four models, 2 layers of d_model 4 with 2 heads over a vocabulary of 7 (PAD, BOS, EOS and 4
 # symbols): attention-only with sinusoidal positions (nn.MultiheadAttention), full post-norm

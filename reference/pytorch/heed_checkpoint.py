@@ -13,10 +13,10 @@ models.DecoderOnly take it --
 and decodes the source greedily as `heed predict` does, in float64. It prints one JSON line per
 checkpoint with the fields of `heed predict --json`: source, output (in the file's own
 words), attention (one row per output token; for the Transformer the last decoder layer's
-cross-attention averaged over the heads) and log_prob. tests/ch04_pytorch_test.cpp holds the two
+cross-attention averaged over the heads) and log_prob. tests/io/ch04_pytorch_test.cpp holds the two
 programs equal to 1e-12. A decoder-only model (--model decoder) reads no source: its words start
 the sequence, and the line gives each word's loss given the words before it ("nll") and the
-greedy continuation ("output", "log_prob"); tests/ch14_decoder_torch_test.cpp holds them equal to
+greedy continuation ("output", "log_prob"); tests/models/ch14_decoder_torch_test.cpp holds them equal to
 heed's to 1e-12.
 
 As a library (with this folder on sys.path):

@@ -1,6 +1,6 @@
-# Golden values for tests/ch13_transformer_torch_test.cpp: torch.nn.Transformer in float64
+# Golden values for tests/models/ch13_transformer_torch_test.cpp: torch.nn.Transformer in float64
 # (batch_first, dropout 0, relu, 2 encoder and 2 decoder layers with their final norms, post-norm
-# and pre-norm) on a padded batch, forward and gradients. Writes tests/ch13_transformer_golden.h.
+# and pre-norm) on a padded batch, forward and gradients. Writes tests/models/ch13_transformer_golden.h.
 #
 # Weights and inputs come from fill() below, the formula the C++ test uses too: parameter number
 # k (1, 2, ... in named_parameters() order, which heed's names and order equal) is fill(shape, k).

@@ -1,4 +1,4 @@
-// build/exercise-selftest, run by make test (tests/exercises_test.cpp): every chapter's checks
+// build/exercise-selftest, run by make test (tests/exercises/exercises_test.cpp): every chapter's checks
 // against the solutions (each must pass), against the untouched exercise files (each must say
 // "not done yet", none may crash) and against every wrong answer (its exercise must be "wrong").
 // It also holds what the checker refuses (every exercise's answer that calls its reference, in
@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
     if (kSanitized) break;
     try {
       ObjectReferences stub = read_object_references(obj + c.folder + "/exercises.o");
-      ObjectReferences sol = read_object_references(obj + "tests/exercises/" + c.number + "_wrong.o");
+      ObjectReferences sol = read_object_references(obj + "tests/exercises/wrong/" + c.number + "_wrong.o");
       ObjectReferences calls = read_object_references(obj + "tests/exercises/refused/" + c.number + "_refused.o");
       std::vector<Exercise> list = c.make();
       if (c.forbidden.size() != list.size())

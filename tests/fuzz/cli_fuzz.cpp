@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "io/json.h"
-#include "models/vocab.h"
+#include "models/tasks/vocab.h"
 #include "tools/common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <string>
 
-#include "models/data.h"
+#include "models/tasks/data.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-# Golden values for tests/ch05_recurrent_test.cpp: PyTorch's RNNCell, GRUCell and LSTMCell
+# Golden values for tests/nn/ch05_recurrent_test.cpp: PyTorch's RNNCell, GRUCell and LSTMCell
 # in float64 with weights and inputs set by the formula fill() below (the C++ test uses the
 # same formula). Run: /usr/bin/python3 tests/golden/cells.py
 import math

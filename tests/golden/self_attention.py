@@ -1,4 +1,4 @@
-# Golden values for tests/ch12_self_attention_test.cpp: PyTorch's nn.MultiheadAttention in
+# Golden values for tests/nn/ch12_self_attention_test.cpp: PyTorch's nn.MultiheadAttention in
 # float64 (batch_first, per-head weights) with weights and inputs set by fill() below, the
 # formula the C++ test uses too. heed's q_proj, k_proj, v_proj are the three (D, D) blocks of
 # PyTorch's in_proj_weight. Padding: sequence 1 has 2 real positions of 3; heed zeroes padded

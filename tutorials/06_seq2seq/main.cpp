@@ -12,9 +12,9 @@
 #include "io/atomic_file.h"
 #include "models/evaluate.h"
 #include "models/seq2seq.h"
-#include "models/tasks.h"
+#include "models/tasks/tasks.h"
 #include "models/train.h"
-#include "models/vocab.h"
+#include "models/tasks/vocab.h"
 #include "viz/diagram.h"
 #include "viz/svg.h"
 

@@ -1,4 +1,4 @@
-// Chapter 11: a toy German->English translation. The grammar of models/translate.h (verb-final
+// Chapter 11: a toy German->English translation. The grammar of models/tasks/translate.h (verb-final
 // subordinate clauses, V2 inversion, the split perfect, negation that moves), with five
 // verb-noun pairings held out of training; a plain and an additive model trained on the same
 // budget and scored on every held-out pair; and the attention matrix of
@@ -20,11 +20,11 @@
 
 #include "io/atomic_file.h"
 #include "models/beam.h"
-#include "models/data.h"
+#include "models/tasks/data.h"
 #include "models/evaluate.h"
 #include "models/seq2seq.h"
 #include "models/train.h"
-#include "models/translate.h"
+#include "models/tasks/translate.h"
 #include "tutorials/chapter.h"
 #include "viz/heatmap.h"
 #include "viz/svg.h"

@@ -15,7 +15,7 @@
 #include "models/evaluate.h"
 #include "models/self_attention_model.h"
 #include "models/seq2seq.h"
-#include "models/tasks.h"
+#include "models/tasks/tasks.h"
 #include "models/train.h"
 #include "nn/positions.h"
 #include "nn/self_attention.h"

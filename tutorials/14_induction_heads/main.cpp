@@ -1,7 +1,7 @@
 // Chapter 14: a decoder-only Transformer, and watching an induction head form. Chapter 12's causal
 // self-attention stacked into a model that predicts the next token (models/decoder_model.h), then
 // the experiment of Elhage et al. 2021 and Olsson et al. 2022: attention-only models of 1 and 2
-// layers trained on repeated random tokens, their heads found by what they do (models/heads.h),
+// layers trained on repeated random tokens, their heads found by what they do (models/analysis/heads.h),
 // zeroed one at a time, and the induction head filmed while it forms.
 // Sections: causal (the mask, the pieces, later tokens cannot change earlier logits, next-token
 // loss; untrained), sample (temperature and top-k on the trained 2-layer model), repeat (both
@@ -26,8 +26,8 @@
 #include "autograd/var.h"
 #include "io/atomic_file.h"
 #include "models/decoder_model.h"
-#include "models/heads.h"
-#include "models/tasks.h"
+#include "models/analysis/heads.h"
+#include "models/tasks/tasks.h"
 #include "models/train.h"
 #include "tutorials/chapter.h"
 #include "viz/film.h"

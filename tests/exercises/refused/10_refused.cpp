@@ -3,7 +3,7 @@
 // and never linked: the self-test reads this object and requires every function here refused.
 // They are in namespace heed::student, as a student's answers are.
 #include "exercises/10_long_sequences/exercises.h"
-#include "models/gradient_path.h"
+#include "models/analysis/gradient_path.h"
 #include "nn/optim.h"
 
 namespace heed::student {

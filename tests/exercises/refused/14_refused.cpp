@@ -4,7 +4,7 @@
 // They are in namespace heed::student, as a student's answers are.
 #include "exercises/14_induction_heads/exercises.h"
 #include "models/decoder_model.h"
-#include "models/heads.h"
+#include "models/analysis/heads.h"
 #include "nn/encoder.h"
 #include "nn/self_attention.h"
 
