@@ -47,6 +47,7 @@
 #include "models/beam.h"                  // beam search
 #include "models/config.h"                // ModelConfig
 #include "models/data.h"                  // your own sentence pairs as a Task
+#include "models/text.h"                  // your own text as windows for a decoder-only model
 #include "models/decoder_model.h"         // the decoder-only Transformer
 #include "models/evaluate.h"              // accuracy, greedy decoding of prompts
 #include "models/gradient_path.h"         // how far a gradient travels (chapter 10)
