@@ -72,6 +72,17 @@ std::string shell_word(const std::string& s) {
   return out + "'";
 }
 
+// A resumed run reads its file again: it must be the one it trained on, by the FNV-1a
+// fingerprint recorded under `key`. `what`: "file" (of pairs) or "text".
+void check_same_file(const Args& a, const std::string& path, const std::map<std::string, std::string>& meta,
+                     const std::string& key, uint64_t fingerprint, const std::string& file, const std::string& what) {
+  char hex[20];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fingerprint));
+  if (hex != meta_text(path, meta, key))
+    throw a.error("--resume " + path + ": " + file + " is not the " + what + " the run trained on (FNV-1a fingerprint " +
+                  hex + ", the run recorded " + meta_text(path, meta, key) + "); give the original with --data FILE");
+}
+
 // A text run (models/text.h): its file read again (the recorded path, or --data if it has
 // moved) with the recorded settings, and checked to be the same file.
 void resume_text(const Args& a, const std::string& path, const std::map<std::string, std::string>& meta,
@@ -85,12 +96,7 @@ void resume_text(const Args& a, const std::string& path, const std::map<std::str
   } catch (const Error& e) {
     throw a.error("--resume " + path + ": " + e.what() + (a.has("--data") ? "" : " (if the file has moved, give it with --data FILE)"));
   }
-  char fingerprint[20];
-  std::snprintf(fingerprint, sizeof fingerprint, "%016llx", static_cast<unsigned long long>(task->fingerprint()));
-  if (fingerprint != meta_text(path, meta, "text.fingerprint"))
-    throw a.error("--resume " + path + ": " + plan.data + " is not the text the run trained on (FNV-1a fingerprint " +
-                  fingerprint + ", the run recorded " + meta_text(path, meta, "text.fingerprint") +
-                  "); give the original with --data FILE");
+  check_same_file(a, path, meta, "text.fingerprint", task->fingerprint(), plan.data, "text");
   plan.task = std::move(task);
 }
 
@@ -144,12 +150,7 @@ TrainPlan plan_from_checkpoint(const Args& a) {
     } catch (const Error& e) {
       throw a.error("--resume " + path + ": " + e.what() + (a.has("--data") ? "" : " (if the file has moved, give it with --data FILE)"));
     }
-    char fingerprint[20];
-    std::snprintf(fingerprint, sizeof fingerprint, "%016llx", static_cast<unsigned long long>(task->fingerprint()));
-    if (fingerprint != meta_text(path, meta, "data.fingerprint"))
-      throw a.error("--resume " + path + ": " + plan.data + " is not the file the run trained on (FNV-1a fingerprint " +
-                    fingerprint + ", the run recorded " + meta_text(path, meta, "data.fingerprint") +
-                    "); give the original with --data FILE");
+    check_same_file(a, path, meta, "data.fingerprint", task->fingerprint(), plan.data, "file");
     plan.task = std::move(task);
   } else {
     plan.task = checkpoint_task(path, meta);
