@@ -14,6 +14,7 @@
 #include "models/decoder_model.h"
 #include "models/text.h"
 #include "tests/heed_cli.h"
+#include "tests/precision.h"
 
 using namespace heed;
 
@@ -121,10 +122,10 @@ TEST_SUITE("ch14_text") {
         for (int64_t v = 0; v < V; ++v) z += std::exp(last[v] - max);
         sum += -(last[task.train_tokens()[w * 12 + k - 1]] - max - std::log(z));
       }
-      CHECK(r.by_position[k - 1] == doctest::Approx(sum / 5).epsilon(1e-12));
+      CHECK(r.by_position[k - 1] == doctest::Approx(sum / 5).epsilon(test::tol(1e-12)));
       total += sum;
     }
-    CHECK(r.mean == doctest::Approx(total / 60).epsilon(1e-12));
+    CHECK(r.mean == doctest::Approx(total / 60).epsilon(test::tol(1e-12)));
   }
 
   TEST_CASE("the in-context learning score: the loss at round(500 N/512) minus the loss at round(50 N/512)") {
@@ -233,7 +234,7 @@ TEST_SUITE("ch14_text") {
     REQUIRE(by.size() == 16);
     double mean = 0;
     for (const Json& x : by) mean += x.as_real() / 16;
-    CHECK(j.find("loss")->as_real() == doctest::Approx(mean).epsilon(1e-12));
+    CHECK(j.find("loss")->as_real() == doctest::Approx(mean).epsilon(test::tol(1e-12)));
     CHECK(j.find("icl_score")->as_real() == by[15].as_real() - by[1].as_real());
     // Refused: no text to score, a flag of the other models, and text that is not UTF-8.
     CHECK(s.heed("eval --load " + model).status == 2);
