@@ -15,6 +15,7 @@
 #include "models/text.h"
 #include "tests/heed_cli.h"
 #include "tests/precision.h"
+#include "viz/film.h"
 
 using namespace heed;
 
@@ -255,5 +256,34 @@ TEST_SUITE("ch14_text") {
     for (const Json& x : sj.find("output")->as_array()) joined += x.as_string() == "<space>" ? " " : x.as_string() == "<newline>" ? "\n" : x.as_string();
     CHECK(sj.find("text")->as_string() == joined);
     CHECK(sj.find("output")->as_array().size() == 12);
+  }
+
+  TEST_CASE("heed train --film on a text: the heads on repeated tokens of its vocabulary, and its ICL score") {
+    Scratch s("text-film");
+    const std::string all = corpus_slice(6000);
+    spit(s.path("t.txt"), all.substr(0, 4000));
+    spit(s.path("v.txt"), all.substr(4000));
+    const std::string model = s.path("m.st"), film = s.path("f.html");
+    CliRun t = s.heed("train --model decoder --attention-only --layers 2 --embed 8 --heads 2 --batch 4 --steps 20 "
+                      "--chars --context 16 --data " + s.path("t.txt") + " --valid " + s.path("v.txt") +
+                      " --film " + film + " --watch-every 10 --save " + model);
+    INFO(t.err);
+    REQUIRE(t.status == 0);
+    const Film f = read_film(slurp(film));
+    REQUIRE(f.frames.size() == 3);  // steps 0, 10, 20
+    REQUIRE(f.columns.back() == "icl_score");
+    CHECK(f.columns.size() == 2 + 2 * 2 * 2 + 1);  // in-context loss, log V, 2 scores of 4 heads, the ICL score
+    CHECK(f.source.size() == 17);  // <bos> and a segment of 8 characters twice
+    CHECK(f.source.front() == "<bos>");
+    // The last snapshot's ICL score is eval's on the first 32 windows of the validation text.
+    CliRun e = s.heed("eval --load " + model + " --data " + s.path("v.txt") + " --samples 32 --json");
+    INFO(e.err);
+    REQUIRE(e.status == 0);
+    CHECK(f.frames.back().values.back() == doctest::Approx(e.json().find("icl_score")->as_real()).epsilon(test::tol(1e-12)));
+    CHECK(f.frames.front().values.back() != f.frames.back().values.back());
+    CliRun read = s.heed("eval --film " + film);
+    INFO(read.err);
+    REQUIRE(read.status == 0);
+    CHECK(contains(read.out, "in-context learning score on the text: "));
   }
 }

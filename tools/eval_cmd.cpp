@@ -1,5 +1,6 @@
 // heed eval: accuracy by length of a saved model (a decoder-only model: its loss on each copy of
 // repeat, its heads, the phase change of its film). heed predict is in predict_cmd.cpp.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -115,6 +116,15 @@ int eval_film(const Args& a) {
   std::printf("in-context loss below half of log V (%.4f): %s (from %.4f at step %lld to %.4f at step %lld)\n", level,
               when(loss_step).c_str(), loss.front(), static_cast<long long>(steps.front()), loss.back(),
               static_cast<long long>(steps.back()));
+  // A model of a text: its in-context learning score at each snapshot (tools/watch.h).
+  const auto icl = std::find(cols.begin(), cols.end(), "icl_score");
+  if (icl != cols.end()) {
+    const std::vector<real> score = column(static_cast<size_t>(icl - cols.begin()));
+    const size_t best = static_cast<size_t>(std::min_element(score.begin(), score.end()) - score.begin());
+    std::printf("in-context learning score on the text: %.4f at step %lld, %.4f at step %lld (lowest %.4f at step %lld)\n",
+                score.front(), static_cast<long long>(steps.front()), score.back(), static_cast<long long>(steps.back()),
+                score[best], static_cast<long long>(steps[best]));
+  }
   std::printf("\nlayer  head  induction >= %.1f  (its score at the last snapshot)\n", kScoreLevel);
   const std::string suffix = "_induction";
   for (size_t c = 2; c < cols.size(); ++c) {
