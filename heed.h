@@ -47,6 +47,7 @@
 #include "models/beam.h"                  // beam search
 #include "models/config.h"                // ModelConfig
 #include "models/tasks/data.h"                  // your own sentence pairs as a Task
+#include "models/tasks/text.h"                  // your own text as windows for a decoder-only model
 #include "models/decoder_model.h"         // the decoder-only Transformer
 #include "models/evaluate.h"              // accuracy, greedy decoding of prompts
 #include "models/analysis/gradient_path.h"         // how far a gradient travels (chapter 10)

@@ -8,6 +8,7 @@
 #include "io/parse.h"
 #include "io/paths.h"
 #include "models/tasks/data.h"
+#include "models/tasks/text.h"
 #include "nn/checkpoint.h"
 
 namespace heed {
@@ -15,7 +16,6 @@ namespace heed {
 // 2: tensors named as PyTorch's state_dict (encoder.weight_ih_l0, attention.v.weight (1, A)),
 // vocabularies in the metadata.
 const char* const kFormat = "heed-seq2seq-2";
-const char* const kDataTokenizer = "whitespace-punctuation-1";
 
 namespace {
 
@@ -52,6 +52,8 @@ std::map<std::string, std::string> checkpoint_metadata(const ModelConfig& config
       meta["data.fingerprint"] = buf;
     }
   }
+  if (const auto* t = dynamic_cast<const TextTask*>(&task))
+    for (const auto& [k, v] : t->metadata()) meta[k] = v;
   meta["src_tokens"] = joined(task.src_vocab());
   meta["tgt_tokens"] = joined(task.tgt_vocab());
   for (const auto& [k, v] : extra) meta[k] = v;
@@ -123,6 +125,16 @@ std::unique_ptr<Task> checkpoint_task(const std::string& path, const std::map<st
                                         max_len, max_target);
     } catch (const Error& e) {
       throw Error("load " + path + ": " + e.what());
+    }
+  }
+  if (task == "text") {  // the vocabulary and the tokenizer's settings; the text stays in its file
+    const ModelConfig config = checkpoint_config(path, metadata);
+    try {
+      return std::make_unique<TextTask>(file_vocab(path, metadata, "tgt_tokens", config.tgt_vocab),
+                                        TextTask::options_from_metadata(metadata, "load " + path));
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      throw Error(what.rfind("load ", 0) == 0 ? what : "load " + path + ": " + what);
     }
   }
   const bool grammar = task == "translate" || task == "translate-seq" || task == "german";  // no V to give

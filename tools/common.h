@@ -27,9 +27,6 @@ int cmd_data(const std::vector<std::string>& argv);
 
 // The checkpoint format heed writes and reads ("heed-seq2seq-2"; docs/checkpoints.md).
 extern const char* const kFormat;
-// The tokenizer of models/tasks/data.h, by name in a data model's metadata ("data.tokenizer"): a
-// change to its rule gets a new name, so an old model is never read with another rule.
-extern const char* const kDataTokenizer;
 
 // What `heed train` was asked to do: its flags read and checked -- ranges, the model's size
 // and a step's memory -- with nothing large built yet. Throws heed::Error on any mistake.

@@ -1,5 +1,6 @@
 // heed eval: accuracy by length of a saved model (a decoder-only model: its loss on each copy of
 // repeat, its heads, the phase change of its film). heed predict is in predict_cmd.cpp.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "models/decoder_model.h"
 #include "models/evaluate.h"
 #include "models/analysis/heads.h"
+#include "models/tasks/text.h"
 #include "models/tasks/translate.h"
 #include "tensor/math.h"
 #include "tools/common.h"
@@ -52,6 +54,16 @@ const char* kEvalHelp =
     "                     sequence (the one heed train --film shows) as one grid, layers down and\n"
     "                     heads across, each panel titled by its two scores\n"
     "  --force            replace --svg (or --csv) even when it is write-protected\n"
+    "\n"
+    "A decoder-only model trained on your own text (heed train --model decoder --data FILE.txt) is\n"
+    "scored on --data FILE.txt (read with the model's tokens and vocabulary; the training text\n"
+    "itself, or another): its loss at each position k = 1 .. N of consecutive windows of the\n"
+    "model's context N from the start of the file, -log p(t_k | t_1 .. t_k-1), and Olsson et\n"
+    "al. (2022)'s in-context learning score, the loss at a late position minus the loss at an early\n"
+    "one: their tokens 500 and 50 of 512, scaled to N as round(500 N / 512) and round(50 N / 512).\n"
+    "  --samples N        text: the most windows scored (500)\n"
+    "  --json             text: loss, icl_score, icl_early, icl_late, windows, unknown and\n"
+    "                     loss_by_position (every position, 1 .. N)\n"
     "\n"
     "A decoder-only model of another toy task or translate reads <bos> source <sep> and is scored\n"
     "on what it writes after <sep>, by length like the other models. One of --task german is scored by its loss per token\n"
@@ -104,6 +116,15 @@ int eval_film(const Args& a) {
   std::printf("in-context loss below half of log V (%.4f): %s (from %.4f at step %lld to %.4f at step %lld)\n", level,
               when(loss_step).c_str(), loss.front(), static_cast<long long>(steps.front()), loss.back(),
               static_cast<long long>(steps.back()));
+  // A model of a text: its in-context learning score at each snapshot (tools/train_watch.h).
+  const auto icl = std::find(cols.begin(), cols.end(), "icl_score");
+  if (icl != cols.end()) {
+    const std::vector<real> score = column(static_cast<size_t>(icl - cols.begin()));
+    const size_t best = static_cast<size_t>(std::min_element(score.begin(), score.end()) - score.begin());
+    std::printf("in-context learning score on the text: %.4f at step %lld, %.4f at step %lld (lowest %.4f at step %lld)\n",
+                score.front(), static_cast<long long>(steps.front()), score.back(), static_cast<long long>(steps.back()),
+                score[best], static_cast<long long>(steps[best]));
+  }
   std::printf("\nlayer  head  induction >= %.1f  (its score at the last snapshot)\n", kScoreLevel);
   const std::string suffix = "_induction";
   for (size_t c = 2; c < cols.size(); ++c) {
@@ -119,6 +140,65 @@ int eval_film(const Args& a) {
   if (!csv.empty()) {
     write_text_file(csv, film_csv(film));
     std::printf("wrote %s\n", terminal_safe(csv).c_str());
+  }
+  return 0;
+}
+
+// heed eval --load F --data FILE.txt for a model of a text: the loss by position in the window
+// and the in-context learning score (models/tasks/text.h).
+int eval_text(const Args& a, const Model& model, const TextTask& task) {
+  for (const char* flag : {"--lengths", "--seed", "--heads", "--svg"})
+    if (a.has(flag))
+      throw a.error(std::string(flag) + " does not apply to a model of a text: it is scored by its loss at each position");
+  if (!a.has("--data"))
+    throw a.error(a.text("--load", "") + " was trained on a text: give the text to score with --data FILE.txt");
+  const std::string path = a.text("--data", "");
+  const int64_t samples = a.integer("--samples", 500, 1, 1000000);
+  int64_t unknown = 0;
+  std::vector<int64_t> tokens;
+  try {
+    tokens = task.read_eval_file(path, &unknown);
+  } catch (const Error& e) {
+    throw a.error(std::string("--data: ") + e.what());
+  }
+  const int64_t N = task.options().context;
+  const PositionLoss r = position_loss(model, task, tokens, samples);
+  const IclPositions p = icl_positions(N);
+  const real icl = icl_score(r.by_position);
+  std::printf("%s on %s: %lld windows of %lld %s from its start, teacher forced (%lld tokens, %lld of them <unk>)\n",
+              model.config().describe().c_str(), terminal_safe(path).c_str(), static_cast<long long>(r.windows),
+              static_cast<long long>(N), task.options().chars ? "characters" : "tokens",
+              static_cast<long long>(tokens.size()), static_cast<long long>(unknown));
+  std::printf("loss %.4f nats per token\n", r.mean);
+  std::printf("in-context learning score %.4f: the loss at token %lld (%.4f) minus the loss at token %lld (%.4f)\n",
+              icl, static_cast<long long>(p.late), r.by_position[static_cast<size_t>(p.late - 1)],
+              static_cast<long long>(p.early), r.by_position[static_cast<size_t>(p.early - 1)]);
+  // Positions 1, 2, 3, 4, 6, 9, 13, 19, ... (each about 1.5 times the last), the two of the
+  // score and the last: the curve's shape in a few lines (--json has every position).
+  std::printf("\nposition  loss\n");
+  for (int64_t k = 1, shown = 0; k <= N; ++k) {
+    const bool mark = k == p.early || k == p.late || k == N;
+    const bool step = k == (shown < 4 ? shown + 1 : shown + shown / 2);
+    if (!mark && !step) continue;
+    if (step) shown = k;
+    std::printf("%8lld  %.4f%s\n", static_cast<long long>(k), r.by_position[static_cast<size_t>(k - 1)],
+                k == p.early ? "  (early)" : k == p.late ? "  (late)" : "");
+  }
+  if (a.has("--json")) {
+    Json::Array by;
+    for (real x : r.by_position) by.push_back(Json(x));
+    std::printf("%s\n", Json::object({{"dtype", kRealName},
+                                      {"threads", threads()},
+                                      {"loss", r.mean},
+                                      {"icl_score", icl},
+                                      {"icl_early", p.early},
+                                      {"icl_late", p.late},
+                                      {"windows", r.windows},
+                                      {"tokens", static_cast<int64_t>(tokens.size())},
+                                      {"unknown", unknown},
+                                      {"loss_by_position", Json(by)}})
+                            .dump()
+                            .c_str());
   }
   return 0;
 }
@@ -151,6 +231,7 @@ int cmd_eval(const std::vector<std::string>& argv) {
   check_no_collisions({{"--load", a.text("--load", ""), false}, {"--data", a.text("--data", ""), false}}, "heed eval");
   LoadedModel m = load_model(a.text("--load", ""));
   check_task_vocab(m, a.text("--load", ""));  // the sequences come from the task
+  if (const auto* text = dynamic_cast<const TextTask*>(m.task.get())) return eval_text(a, *m.model, *text);
   const auto* data = dynamic_cast<const DataTask*>(m.task.get());
   if (a.has("--data") && !data)
     throw a.error("--data: " + a.text("--load", "") + " was trained on task " + m.task->name() +

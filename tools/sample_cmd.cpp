@@ -7,6 +7,7 @@
 #include "io/json.h"
 #include "io/utf8.h"
 #include "models/decoder_model.h"
+#include "models/tasks/text.h"
 #include "models/tasks/translate.h"
 #include "tools/common.h"
 
@@ -20,7 +21,9 @@ const char* kSampleHelp =
     "A decoder-only model (heed train --model decoder) continues the prompt: each next token is\n"
     "drawn from softmax(logits / T) over the K most probable tokens, until <eos> or --max-tokens.\n"
     "The same seed gives the same tokens. For a model of --task german, also whether prompt and\n"
-    "sample are a sentence of the grammar.\n"
+    "sample are a sentence of the grammar. A model of your own text (heed train --model decoder\n"
+    "--data FILE.txt) reads the prompt as plain text, split by its own rule (words or characters;\n"
+    "what its vocabulary lacks is <unk>), and prints the continuation as text.\n"
     "\n"
     "  --load FILE        a decoder-only model saved by heed train --save\n"
     "  --prompt \"TOKENS\"  the start of the sequence, tokens of the model's vocabulary (may be \"\")\n"
@@ -30,6 +33,19 @@ const char* kSampleHelp =
     "  --seed N           seed of the draws (1)\n"
     "  --max-tokens N     the longest continuation (40)\n"
     "  --json             end stdout with one JSON object: prompt, output (tokens)\n";
+
+// Text made safe for a terminal (terminal_safe) with its line breaks kept: a model of a text
+// writes lines.
+std::string printable_lines(const std::string& text) {
+  std::string out;
+  for (size_t from = 0;;) {
+    const size_t nl = text.find('\n', from);
+    out += terminal_safe(std::string_view(text).substr(from, nl == std::string::npos ? std::string::npos : nl - from));
+    if (nl == std::string::npos) return out;
+    out += '\n';
+    from = nl + 1;
+  }
+}
 
 }  // namespace
 
@@ -53,8 +69,11 @@ int cmd_sample(const std::vector<std::string>& argv) {
                   " model, which reads a source: heed predict decodes it; heed sample is for --model decoder");
   std::vector<int64_t> prompt;  // "" (or spaces alone): <bos> alone
   const std::string text = a.text("--prompt", "");
+  const auto* text_task = dynamic_cast<const TextTask*>(m.task.get());
+  int64_t unknown = 0;  // a text model's prompt: the tokens its vocabulary lacks
   try {
-    if (text.find_first_not_of(" \t") != std::string::npos) prompt = m.tgt_vocab.encode(text);
+    if (text_task) prompt = text_task->encode(text, &unknown, "--prompt");
+    else if (text.find_first_not_of(" \t") != std::string::npos) prompt = m.tgt_vocab.encode(text);
   } catch (const Error& e) {
     throw a.error(std::string("--prompt: ") + e.what());
   }
@@ -70,8 +89,14 @@ int cmd_sample(const std::vector<std::string>& argv) {
                   std::to_string(room));
   Generator gen(static_cast<uint64_t>(seed));
   const std::vector<int64_t> out = sample_continuation(*m.model, prompt, max_tokens, o, gen);
-  std::printf("prompt: %s\n", terminal_safe(m.tgt_vocab.decode(prompt)).c_str());
-  std::printf("sample: %s\n", terminal_safe(m.tgt_vocab.decode(out)).c_str());
+  if (text_task) {  // as text, by the model's own rule: characters joined, words by spaces
+    std::printf("prompt: %s%s\n", printable_lines(text_task->decode(prompt)).c_str(),
+                unknown ? (" (" + std::to_string(unknown) + " of its tokens are <unk>)").c_str() : "");
+    std::printf("sample: %s\n", printable_lines(text_task->decode(out)).c_str());
+  } else {
+    std::printf("prompt: %s\n", terminal_safe(m.tgt_vocab.decode(prompt)).c_str());
+    std::printf("sample: %s\n", terminal_safe(m.tgt_vocab.decode(out)).c_str());
+  }
   // A model of the German grammar: is prompt + sample one of its sentences?
   std::string grammar;
   if (const auto* german = dynamic_cast<const GermanTask*>(m.task.get())) {
@@ -92,6 +117,7 @@ int cmd_sample(const std::vector<std::string>& argv) {
     for (int64_t id : out) s.push_back(Json(m.tgt_vocab.token(id)));
     Json j = Json::object({{"prompt", Json(p)}, {"output", Json(s)}});
     if (!grammar.empty()) j.set("in_grammar", grammar);
+    if (text_task) j.set("text", text_task->decode(out));
     std::printf("%s\n", j.dump().c_str());
   }
   return 0;

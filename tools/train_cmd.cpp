@@ -16,6 +16,7 @@
 #include "models/tasks/data.h"
 #include "models/decoder_model.h"
 #include "models/evaluate.h"
+#include "models/tasks/text.h"
 #include "models/train.h"
 #include "models/tasks/translate.h"
 #include "nn/checkpoint.h"
@@ -38,9 +39,15 @@ const char* kHelp =
     "                            --min-len..--max-len symbols, then the same segment again; german:\n"
     "                            translate's German sentences as a language (--model decoder only)\n"
     "  --data FILE               train on your own pairs instead: UTF-8 lines of source<TAB>target\n"
-    "                            (docs/cli.md, \"Data files\"; heed data writes an example)\n"
+    "                            (docs/cli.md, \"Data files\"; heed data writes an example); with\n"
+    "                            --model decoder, your own text: a plain UTF-8 file, next-token\n"
+    "                            prediction on windows of --context tokens (docs/cli.md, \"Text\n"
+    "                            files\"; data/chapters.txt is a corpus heed ships)\n"
+    "  --context N               text: tokens per window (64; 2 to 1000)\n"
+    "  --chars                   text: one token per UTF-8 character (default: the pairs' words)\n"
     "  --valid FILE              data: the validation pairs (default: a --valid-fraction of --data)\n"
-    "  --valid-fraction F        data: each pair goes to validation with probability F (0.1)\n"
+    "  --valid-fraction F        data: each pair goes to validation with probability F (0.1); text:\n"
+    "                            the last F of the tokens are the validation text\n"
     "  --min-count N             data: tokens seen fewer than N times in training are <unk> (1)\n"
     "  --max-len N               data: pairs with a side longer than N tokens are skipped (50)\n"
     "  --lower                   data: lower-case A-Z before splitting\n"
@@ -134,17 +141,45 @@ class Reporter {
 
 }  // namespace
 
+namespace {
+
+// --model decoder --data FILE.txt: the text task (models/tasks/text.h) from its flags.
+void read_text_flags(const Args& a, TrainPlan& plan) {
+  for (const char* flag : {"--task", "--vocab", "--min-len", "--max-len"})
+    if (a.has(flag))
+      throw a.error(std::string(flag) + " does not apply to a text (--model decoder --data): the file gives the "
+                    "tokens, --context N the window");
+  if (a.has("--valid") && a.has("--valid-fraction")) throw a.error("give --valid FILE or --valid-fraction F, not both");
+  TextOptions opt;
+  opt.chars = a.has("--chars");
+  if (opt.chars && a.has("--lower")) throw a.error("--lower is for words; --chars keeps every character as it is");
+  opt.tok.lower = a.has("--lower");
+  opt.min_count = a.integer("--min-count", 1, 1, INT64_MAX);
+  opt.context = a.integer("--context", 64, TextOptions::kMinContext, TextOptions::kMaxContext);
+  opt.valid_path = a.text("--valid", "");
+  opt.valid_fraction = a.has("--valid-fraction") ? a.number_from("--valid-fraction", 0.1, 0, 0.99) : 0.1;
+  plan.data = a.text("--data", "");
+  plan.valid = opt.valid_path;
+  try {
+    plan.task = std::make_unique<TextTask>(plan.data, opt);
+  } catch (const Error& e) {
+    throw a.error(e.what());
+  }
+}
+
+}  // namespace
+
 TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   std::set<std::string> valued = {"--task",  "--model", "--cell",     "--vocab", "--min-len", "--max-len",
                                   "--embed", "--hidden", "--batch",   "--steps", "--lr",      "--schedule",
                                   "--clip",  "--seed",   "--save",    "--eval-samples", "--resume", "--load",
                                   "--checkpoint-every", "--film", "--watch-every", "--warmup", "--label-smoothing",
                                   "--data", "--valid", "--valid-fraction", "--min-count",
-                                  "--attention", "--layer", "--head"};  // the film's matrix (tools/train_watch.h)
+                                  "--attention", "--layer", "--head", "--context"};  // the film's matrix (tools/train_watch.h)
   valued.insert(kTransformerFlags.begin(), kTransformerFlags.end());
   Args a("train", argv, valued,
          {"--json", "--help", "--bidirectional", "--weights-only", "--input-feeding", "--watch", "--lower", "--force",
-          kTransformerSwitch, kAttentionOnlySwitch, kShareEmbeddings});
+          kTransformerSwitch, kAttentionOnlySwitch, kShareEmbeddings, "--chars"});
   TrainPlan plan;
   if (a.has("--help")) {
     plan.help = true;
@@ -153,7 +188,12 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   if (a.has("--resume")) return plan_from_checkpoint(a);
   for (const char* flag : {"--valid", "--valid-fraction", "--min-count", "--lower"})
     if (a.has(flag) && !a.has("--data")) throw a.error(std::string(flag) + " is for --data FILE (your own pairs)");
-  if (a.has("--data")) {
+  const bool text = a.has("--data") && a.text("--model", "") == "decoder";
+  for (const char* flag : {"--context", "--chars"})
+    if (a.has(flag) && !text) throw a.error(std::string(flag) + " is for --model decoder --data FILE.txt (your own text)");
+  if (text) {
+    read_text_flags(a, plan);
+  } else if (a.has("--data")) {
     for (const char* flag : {"--task", "--vocab", "--min-len"})
       if (a.has(flag)) throw a.error(std::string(flag) + " does not apply to --data: the file gives the pairs");
     if (a.has("--valid") && a.has("--valid-fraction"))
@@ -189,10 +229,7 @@ TrainPlan parse_train_flags(const std::vector<std::string>& argv) {
   // A decoder-only model reads one sequence: repeat and german are one already; the other tasks
   // are written as one, source <sep> target (OneSequenceTask, models/tasks/tasks.h). german has no
   // source for an encoder to read.
-  const bool one_sequence = plan.task->name() == "repeat" || plan.task->name() == "german";
-  if (config.model == "decoder" && plan.task->name() == "data")
-    throw a.error("--model decoder is not trained on --data pairs (yet): use --task copy, reverse, sort, translate, "
-                  "repeat or german");
+  const bool one_sequence = plan.task->name() == "repeat" || plan.task->name() == "german" || text;
   if (config.model == "decoder" && !one_sequence) plan.task = std::make_unique<OneSequenceTask>(std::move(plan.task));
   if (config.model != "decoder" && plan.task->name() == "german")
     throw a.error("--task german is a language to model, one sentence a sequence with no source: train it with "
@@ -285,6 +322,19 @@ void check_outputs(const TrainPlan& plan) {
   }
 }
 
+// A text's counts at the start of a run: its tokens, the validation text and the vocabulary.
+void print_text_counts(const TrainPlan& plan, const TextTask& t) {
+  const TextOptions& o = t.options();
+  std::printf("text %s: %lld training tokens (%s), windows of %lld; validation %lld tokens%s\n",
+              terminal_safe(plan.data).c_str(), static_cast<long long>(t.train_tokens().size()),
+              o.chars ? "characters" : "words and punctuation", static_cast<long long>(o.context),
+              static_cast<long long>(t.valid_tokens().size()),
+              plan.valid.empty() ? " (the end of the file)" : (" (from " + terminal_safe(plan.valid) + ")").c_str());
+  std::printf("vocabulary: %lld (specials and <unk> included; --min-count %lld); <unk>: training %lld, validation %lld\n",
+              static_cast<long long>(t.tgt_vocab().size()), static_cast<long long>(o.min_count),
+              static_cast<long long>(t.train_unknown()), static_cast<long long>(t.valid_unknown()));
+}
+
 // The run's opening lines: the model and the task, a data file's counts, and what --save,
 // --resume, --load and a raised --steps mean for this run.
 void print_start(const TrainPlan& plan, const Model& model, const Trainer& trainer, bool finished) {
@@ -313,6 +363,7 @@ void print_start(const TrainPlan& plan, const Model& model, const Trainer& train
                 static_cast<long long>(v.src_unknown), static_cast<long long>(v.src_tokens),
                 static_cast<long long>(v.tgt_unknown), static_cast<long long>(v.tgt_tokens));
   }
+  if (const auto* t = dynamic_cast<const TextTask*>(task)) print_text_counts(plan, *t);
   if (save.empty()) std::printf("no --save FILE: the trained model will be discarded when heed exits\n");
   if (!plan.resume.empty())
     std::printf("resuming %s at step %lld\n", terminal_safe(plan.resume).c_str(),
@@ -420,8 +471,13 @@ void print_result(const TrainPlan& plan, const Model& model, const TrainResult& 
   LanguageScore language;
   if (german)
     language = score_language(model, *german, eval_samples, eval_samples, static_cast<uint64_t>(seed) + 7777777);
+  // A text: the loss by position on the validation windows, and the in-context learning score.
+  const auto* text = dynamic_cast<const TextTask*>(task);
+  PositionLoss by_position;
+  const bool text_scored = text && static_cast<int64_t>(text->valid_tokens().size()) >= text->options().context;
+  if (text_scored) by_position = position_loss(model, *text, text->valid_tokens(), eval_samples);
   Accuracy acc = data                ? scored.acc
-                 : halves || german ? Accuracy{}
+                 : halves || german || text ? Accuracy{}
                                      : evaluate_held_out(model, *task, eval_samples, static_cast<uint64_t>(seed) + 7777777);
   real tokens_per_second = r.seconds > 0 ? r.target_tokens / r.seconds : 0;
   if (finished)  // nothing was trained: the loss is the run's, as it ended
@@ -439,6 +495,15 @@ void print_result(const TrainPlan& plan, const Model& model, const TrainResult& 
                 "log V %.4f (%lld sequences)\n",
                 half.first, half.repeated, half.in_context, math::log(static_cast<real>(repeat->num_symbols())),
                 static_cast<long long>(half.sequences));
+  else if (text_scored)
+    std::printf("validation: loss %.4f per token, in-context learning score %.4f (loss at token %lld minus token "
+                "%lld; %lld windows)\n",
+                by_position.mean, icl_score(by_position.by_position),
+                static_cast<long long>(icl_positions(text->options().context).late),
+                static_cast<long long>(icl_positions(text->options().context).early),
+                static_cast<long long>(by_position.windows));
+  else if (text)
+    std::printf("validation: no validation text to score\n");
   else if (german)
     std::printf("held-out: loss %.4f per token, perplexity %.3f (%lld sentences); samples in the grammar: %lld of "
                 "%lld (%lld of them held-out sentences)\n",
@@ -470,6 +535,11 @@ void print_result(const TrainPlan& plan, const Model& model, const TrainResult& 
       j.set("loss_per_token", language.loss);
       j.set("perplexity", language.perplexity);
       j.set("samples_in_grammar", language.grammatical_share());
+    }
+    if (text_scored) {
+      j.set("loss_per_token", by_position.mean);
+      j.set("icl_score", icl_score(by_position.by_position));
+      j.set("windows", by_position.windows);
     }
     if (data && scored.pairs > 0) {
       j.set("bleu", scored.bleu);

@@ -10,6 +10,7 @@
 #include "io/parse.h"
 #include "io/utf8.h"
 #include "models/tasks/data.h"
+#include "models/tasks/text.h"
 #include "nn/checkpoint.h"
 #include "tools/bench.h"  // program_as_invoked
 #include "tools/signals.h"
@@ -71,6 +72,34 @@ std::string shell_word(const std::string& s) {
   return out + "'";
 }
 
+// A resumed run reads its file again: it must be the one it trained on, by the FNV-1a
+// fingerprint recorded under `key`. `what`: "file" (of pairs) or "text".
+void check_same_file(const Args& a, const std::string& path, const std::map<std::string, std::string>& meta,
+                     const std::string& key, uint64_t fingerprint, const std::string& file, const std::string& what) {
+  char hex[20];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fingerprint));
+  if (hex != meta_text(path, meta, key))
+    throw a.error("--resume " + path + ": " + file + " is not the " + what + " the run trained on (FNV-1a fingerprint " +
+                  hex + ", the run recorded " + meta_text(path, meta, key) + "); give the original with --data FILE");
+}
+
+// A text run (models/tasks/text.h): its file read again (the recorded path, or --data if it has
+// moved) with the recorded settings, and checked to be the same file.
+void resume_text(const Args& a, const std::string& path, const std::map<std::string, std::string>& meta,
+                 TrainPlan& plan) {
+  plan.data = a.text("--data", meta_text(path, meta, "text.path"));
+  std::unique_ptr<TextTask> task;
+  try {
+    const TextOptions opt = TextTask::options_from_metadata(meta, "train: --resume " + path);
+    plan.valid = opt.valid_path;
+    task = std::make_unique<TextTask>(plan.data, opt);
+  } catch (const Error& e) {
+    throw a.error("--resume " + path + ": " + e.what() + (a.has("--data") ? "" : " (if the file has moved, give it with --data FILE)"));
+  }
+  check_same_file(a, path, meta, "text.fingerprint", task->fingerprint(), plan.data, "text");
+  plan.task = std::move(task);
+}
+
 }  // namespace
 
 TrainPlan plan_from_checkpoint(const Args& a) {
@@ -78,7 +107,8 @@ TrainPlan plan_from_checkpoint(const Args& a) {
   for (const char* flag : {"--task", "--model", "--cell", "--vocab", "--min-len", "--max-len", "--embed", "--hidden",
                            "--batch", "--lr", "--schedule", "--warmup", "--label-smoothing", "--clip", "--seed", "--eval-samples", "--load",
                            "--bidirectional", "--input-feeding", "--layers", "--heads", "--ff", "--positions",
-                           "--dropout", "--norm-first", "--share-embeddings", "--valid", "--valid-fraction", "--min-count", "--lower"})
+                           "--dropout", "--norm-first", "--share-embeddings", "--valid", "--valid-fraction", "--min-count", "--lower",
+                           "--context", "--chars"})
     if (a.has(flag))
       throw a.error(std::string(flag) + " cannot be given with --resume: the run continues with the settings " +
                     path + " recorded (only --steps, --save, --checkpoint-every, --weights-only, --json, --force, --watch, "
@@ -96,10 +126,14 @@ TrainPlan plan_from_checkpoint(const Args& a) {
                   ": the file holds no training state (it was saved with --weights-only, or is not a training "
                   "checkpoint); start a new run from its weights with --load " + path);
   const bool data = meta.count("task") && meta.at("task") == "data";
-  if (a.has("--data") && !data) throw a.error("--data is for resuming a run trained on a data file; " + path + " was not");
+  const bool text = meta.count("task") && meta.at("task") == "text";
+  if (a.has("--data") && !data && !text)
+    throw a.error("--data is for resuming a run trained on a data file; " + path + " was not");
   TrainPlan plan;
   plan.resume = path;
-  if (data) {
+  if (text) {
+    resume_text(a, path, meta, plan);
+  } else if (data) {
     // The pairs are not in the checkpoint: read the file again (its path as recorded, or
     // --data if it has moved) with the recorded settings, and make sure it is the same file.
     plan.data = a.text("--data", meta_text(path, meta, "data.path"));
@@ -116,12 +150,7 @@ TrainPlan plan_from_checkpoint(const Args& a) {
     } catch (const Error& e) {
       throw a.error("--resume " + path + ": " + e.what() + (a.has("--data") ? "" : " (if the file has moved, give it with --data FILE)"));
     }
-    char fingerprint[20];
-    std::snprintf(fingerprint, sizeof fingerprint, "%016llx", static_cast<unsigned long long>(task->fingerprint()));
-    if (fingerprint != meta_text(path, meta, "data.fingerprint"))
-      throw a.error("--resume " + path + ": " + plan.data + " is not the file the run trained on (FNV-1a fingerprint " +
-                    fingerprint + ", the run recorded " + meta_text(path, meta, "data.fingerprint") +
-                    "); give the original with --data FILE");
+    check_same_file(a, path, meta, "data.fingerprint", task->fingerprint(), plan.data, "file");
     plan.task = std::move(task);
   } else {
     plan.task = checkpoint_task(path, meta);

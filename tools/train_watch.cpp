@@ -16,6 +16,7 @@
 #include "io/utf8.h"
 #include "models/decoder_model.h"
 #include "models/analysis/heads.h"
+#include "models/tasks/text.h"
 #include "tools/common.h"  // format_duration
 #include "viz/heatmap.h"
 #include "viz/svg.h"
@@ -120,7 +121,14 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
     // (models/analysis/heads.h's HeadFilmMaker). The title names the layer and head always, so that a
     // resumed run continues the film only with the same choice.
     const auto* repeat = dynamic_cast<const RepeatTask*>(&task);
-    if (!repeat) throw Error("heed train: --film: --model decoder is filmed on --task repeat, not " + task.name());
+    const auto* text = dynamic_cast<const TextTask*>(&task);
+    if (text) {  // segments of half a window, so that a segment and its repeat fit the context
+      const int64_t n = std::max<int64_t>(1, text->options().context / 2);
+      text_repeat_ = std::make_unique<RepeatTask>(text->tgt_vocab().size() - Vocab::kNumSpecials, n, n);
+      repeat = text_repeat_.get();
+    }
+    if (!repeat)
+      throw Error("heed train: --film: --model decoder is filmed on --task repeat or a text, not " + task.name());
     HeadChoice choice;
     if (plan.heads) {
       choice = *plan.heads;
@@ -133,7 +141,20 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
     heads_.emplace(*repeat, config, choice.layer, choice.head, plan.every);
     Film& film = heads_->film();
     film.shows = choice.describe();
-    film.title = "decoder-only model, " + film.shows + ", learning repeat";
+    film.title = "decoder-only model, " + film.shows + ", learning " + (text ? "a text" : "repeat");
+    if (text) {
+      // The film's sequence in the text's own tokens, and the ICL score at every snapshot on the
+      // first kWatchHeldOut windows of the validation text (of the training text without one).
+      film.source.clear();
+      for (int64_t id : heads_->ids()) film.source.push_back(text->tgt_vocab().token(id));
+      film.reference = film.source;
+      const std::vector<int64_t>& tokens =
+          static_cast<int64_t>(text->valid_tokens().size()) >= text->options().context ? text->valid_tokens()
+                                                                                         : text->train_tokens();
+      heads_->add_column("icl_score", [text, &tokens](const Model& m) {
+        return icl_score(position_loss(m, *text, tokens, kWatchHeldOut).by_position);
+      });
+    }
   } else {
     maker_.emplace(task, config.model, plan.every);
   }

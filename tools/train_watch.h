@@ -6,7 +6,9 @@
 // the end of the run (viz/film.h). On a Transformer, --attention cross, --layer L and --head K
 // (tools/head_flags.h, numbered as heed predict's) choose the matrix both draw. A decoder-only model
 // (--model decoder) is filmed by models/analysis/heads.h's HeadFilmMaker: its fixed sequence attending to
-// itself, layer L's head K, with the head's scores and the in-context loss at each snapshot.
+// itself, layer L's head K, with the head's scores and the in-context loss at each snapshot; a
+// model of a text (models/tasks/text.h) on repeated random tokens of its vocabulary, with its
+// in-context learning score on the validation text as one more column, icl_score.
 #pragma once
 
 #include <memory>
@@ -60,7 +62,9 @@ inline const char* const kWatchHelp =
     "                            decoder: the film's fixed sequence (a segment and its repeat)\n"
     "                            attending to itself, layer L's head K, each snapshot naming its\n"
     "                            induction and previous-token scores and the in-context loss;\n"
-    "                            heed eval --film FILE prints when they changed\n";
+    "                            heed eval --film FILE prints when they changed; a text: the\n"
+    "                            sequence is random tokens of its vocabulary and their repeat, and\n"
+    "                            each snapshot also holds the ICL score on its validation text\n";
 
 // heed bench --watch: the median milliseconds of one snapshot of `model` on `task` (the fixed
 // example and the held-out sample), over `repeats` snapshots: wall time, and in `cpu_ms` the
@@ -97,6 +101,9 @@ class Watcher {
 
   WatchPlan plan_;
   std::optional<FilmMaker> maker_;      // an encoder-decoder model's film, or
+  // A model of a text: repeated random tokens of its vocabulary, the sequences its heads are
+  // scored on (Olsson et al.'s prefix matching); heads_ reads it, so it is declared first.
+  std::unique_ptr<RepeatTask> text_repeat_;
   std::optional<HeadFilmMaker> heads_;  // a decoder-only model's (models/analysis/heads.h)
   bool terminal_ = false;  // --watch, and stdout is a terminal
   bool progress_ = false;  // ... and so is stderr: on_step draws the progress line

@@ -246,7 +246,18 @@ FilmFrame HeadFilmMaker::take(const Model& model, int64_t step, real loss) const
                 static_cast<long long>(step), loss_text, which.c_str(), induction, previous, halves.in_context,
                 100 * halves.in_context / log_v);
   f.note = note;
+  for (const auto& [name, measure] : extra_) {
+    f.values.push_back(measure(model));
+    char more[80];
+    std::snprintf(more, sizeof more, "  \u00b7  %s %.3f", name.c_str(), f.values.back());
+    f.note += more;
+  }
   return f;
+}
+
+void HeadFilmMaker::add_column(const std::string& name, std::function<real(const Model&)> measure) {
+  film_.columns.push_back(name);
+  extra_.emplace_back(name, std::move(measure));
 }
 
 const FilmFrame* HeadFilmMaker::start(const Model& model, int64_t step) {

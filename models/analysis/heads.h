@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <string>
@@ -142,6 +143,9 @@ class HeadFilmMaker {
   const FilmFrame* on_step(const Model& model, const Progress& p);
   FilmFrame take(const Model& model, int64_t step, real loss) const;
   Film& film() { return film_; }  // source, reference, curve, hint and columns filled in
+  // One more number per frame, measured by `measure` at every snapshot: a column `name` after
+  // the heads' (a model of a text adds its in-context learning score), and in the note.
+  void add_column(const std::string& name, std::function<real(const Model&)> measure);
   const std::vector<int64_t>& ids() const { return ids_; }
 
  private:
@@ -152,6 +156,7 @@ class HeadFilmMaker {
   Film film_;
   real loss_sum_ = 0;
   int64_t losses_ = 0;
+  std::vector<std::pair<std::string, std::function<real(const Model&)>>> extra_;  // add_column's
 };
 
 }  // namespace heed

@@ -31,6 +31,10 @@
 
 namespace heed {
 
+// Tokenizer's rule by name in a model's metadata ("data.tokenizer", "text.tokenizer"): a change
+// to the rule gets a new name, so an old model is never read with another rule.
+inline constexpr const char* kDataTokenizer = "whitespace-punctuation-1";
+
 struct Tokenizer {
   bool lower = false;  // map A-Z to a-z first
   std::vector<std::string> split(std::string_view text) const;

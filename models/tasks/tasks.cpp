@@ -40,8 +40,10 @@ Batch make_batch(const std::vector<Example>& examples) {
     if (e.context < 0 || e.context > static_cast<int64_t>(e.tgt.size()))
       throw Error("make_batch: example " + str(static_cast<int64_t>(i)) + ": context " + str(e.context) +
                   " is not within its " + str(static_cast<int64_t>(e.tgt.size())) + " target tokens");
+    if (!e.eos && e.tgt.empty())
+      throw Error("make_batch: example " + str(static_cast<int64_t>(i)) + ": a window without <eos> has no target");
     b.src_len = std::max(b.src_len, static_cast<int64_t>(e.src.size()));
-    b.tgt_len = std::max(b.tgt_len, static_cast<int64_t>(e.tgt.size()) + 1);
+    b.tgt_len = std::max(b.tgt_len, static_cast<int64_t>(e.tgt.size()) + (e.eos ? 1 : 0));
   }
   b.src.assign(b.batch * b.src_len, Vocab::kPad);
   b.tgt_in.assign(b.batch * b.tgt_len, Vocab::kPad);
@@ -54,12 +56,12 @@ Batch make_batch(const std::vector<Example>& examples) {
     int64_t* out = b.tgt_out.data() + i * b.tgt_len;  // (T) y1 .. yL EOS
     in[0] = Vocab::kBos;
     for (int64_t t = 0; t < L; ++t) {
-      in[t + 1] = e.tgt[t];
+      if (t + 1 < L || e.eos) in[t + 1] = e.tgt[t];     // without eos, y_L is predicted, not read
       out[t] = t < e.context ? Vocab::kPad : e.tgt[t];  // context is read, not predicted
     }
-    out[L] = Vocab::kEos;
+    if (e.eos) out[L] = Vocab::kEos;
     b.lengths.push_back(S);
-    b.tgt_lengths.push_back(L + 1);
+    b.tgt_lengths.push_back(L + (e.eos ? 1 : 0));
     b.context.push_back(e.context);
   }
   return b;

@@ -23,20 +23,25 @@ struct Example {
   // positions against PAD (ignored by the loss). 0 for every sequence-to-sequence task; a task
   // written as one sequence (OneSequenceTask) gives its source and <sep> as context.
   int64_t context = 0;
+  // false for a window of a longer text (models/tasks/text.h): the text goes on after y_L, so there is
+  // no <eos> to predict, and y_L is predicted but never read: decoder input BOS y1..y_{L-1},
+  // target y1..yL, L positions.
+  bool eos = true;
 };
 
 struct Batch {
-  int64_t batch = 0, src_len = 0, tgt_len = 0;  // B, S = longest source, T = longest target + 1
+  int64_t batch = 0, src_len = 0, tgt_len = 0;  // B, S = longest source, T = longest target + 1 (+ 0 without eos)
   std::vector<int64_t> src;                     // (B, S) padded with PAD
   std::vector<int64_t> lengths;                 // (B) real source lengths
   std::vector<int64_t> tgt_in;                  // (B, T) BOS y1..yL, padded
   std::vector<int64_t> tgt_out;                 // (B, T) y1..yL EOS, padded
-  std::vector<int64_t> tgt_lengths;             // (B) L + 1
+  std::vector<int64_t> tgt_lengths;             // (B) L + 1 (L without eos)
   std::vector<int64_t> context;                 // (B) each row's Example::context (empty: all 0)
 };
 
 // REQUIRES: at least one example; every source non-empty; no specials inside src or tgt;
-// 0 <= context <= L. tgt_out holds PAD at the positions that predict context tokens.
+// 0 <= context <= L; a target of at least one token when eos is false. tgt_out holds PAD at the
+// positions that predict context tokens; an example without eos has L positions, not L + 1.
 Batch make_batch(const std::vector<Example>& examples);
 
 class Task {
