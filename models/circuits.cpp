@@ -1,9 +1,12 @@
 #include "models/circuits.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <string>
 
 #include "autograd/functions.h"
+#include "models/heads.h"  // kScoreLevel
 #include "nn/encoder.h"         // length_mask
 #include "nn/self_attention.h"  // key_mask
 #include "tensor/eigen.h"
@@ -235,6 +238,36 @@ std::vector<real> direct_logit_attribution(const DecoderModel& model, const std:
   if (count == 0) throw Error("direct logit attribution: the batch has no real position to score");
   for (real& s : sums) s /= static_cast<real>(count);
   return sums;
+}
+
+std::vector<real> direct_logit_attribution(const DecoderModel& model, const RepeatTask& task, int64_t samples,
+                                           uint64_t seed) {
+  if (samples < 1) throw Error("direct logit attribution: samples " + std::to_string(samples) + " must be at least 1");
+  const size_t heads = static_cast<size_t>(model.num_layers() * model.config().heads);
+  std::vector<real> total(heads, 0);
+  int64_t positions = 0;
+  Generator gen(seed);
+  for (int64_t done = 0; done < samples;) {
+    const int64_t B = std::min<int64_t>(100, samples - done);
+    std::vector<Example> examples;
+    for (int64_t b = 0; b < B; ++b) examples.push_back(task.sample(gen));
+    const Batch bt = make_batch(examples);
+    const std::vector<real> mean = direct_logit_attribution(model, bt.tgt_in, bt.tgt_out, bt.batch, bt.tgt_len,
+                                                            bt.tgt_lengths);
+    int64_t n = 0;  // the batch's predicted positions, the weight of its mean
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t t = 0; t < bt.tgt_lengths[static_cast<size_t>(b)]; ++t)
+        n += bt.tgt_out[static_cast<size_t>(b * bt.tgt_len + t)] != Vocab::kPad;
+    for (size_t i = 0; i < heads; ++i) total[i] += mean[i] * static_cast<real>(n);
+    positions += n;
+    done += B;
+  }
+  for (real& s : total) s /= static_cast<real>(positions);
+  return total;
+}
+
+bool is_induction_head(real prefix_matching, real copying) {
+  return prefix_matching >= kScoreLevel && copying > kCopyingLevel;
 }
 
 }  // namespace heed

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "models/decoder_model.h"
+#include "models/tasks.h"
 
 namespace heed {
 
@@ -91,5 +92,20 @@ HeadOutputs head_outputs(const DecoderModel& model, const std::vector<int64_t>& 
 std::vector<real> direct_logit_attribution(const DecoderModel& model, const std::vector<int64_t>& ids,
                                            const std::vector<int64_t>& targets, int64_t B, int64_t T,
                                            const std::vector<int64_t>& lengths);
+
+// The same over `samples` repeat sequences drawn from Generator(seed) in batches of up to 100, as
+// head_scores (models/heads.h) draws them: the mean over every predicted position of every sequence.
+std::vector<real> direct_logit_attribution(const DecoderModel& model, const RepeatTask& task, int64_t samples,
+                                           uint64_t seed);
+
+// Olsson et al. call a head an induction head when it does both halves of "A B ... A -> B": it
+// attends to the token after the earlier A (prefix matching, models/heads.h's induction score, at
+// least kScoreLevel = 0.5: most of its weight on that one position, which a head spreading its
+// weight evenly over the t + 1 >= 4 positions of a second copy cannot reach) and its OV circuit
+// raises the logit of what it reads there (copying score above 0: more positive eigenvalue mass
+// than negative). Chapter 14's models put prefix matching near 1 or below 0.3, and copying near
+// +-1, so these levels separate them with room to spare.
+inline constexpr real kCopyingLevel = 0;
+bool is_induction_head(real prefix_matching, real copying);
 
 }  // namespace heed
