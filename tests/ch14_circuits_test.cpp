@@ -3,7 +3,7 @@
 // composition of aligned and of orthogonal heads, its scale invariance, and the random baseline
 // where it is exact (d_head = D = 1); a forward pass taken apart per head that adds back up to the
 // model's own; direct logit attribution that adds up, with the direct path of the embeddings and
-// biases, to the mean logit of the correct token. tests/ch14_circuits_torch_test.cpp holds every
+// biases, to the mean logit of the correct token; the SVG of the scores (viz/score_grid.h). tests/ch14_circuits_torch_test.cpp holds every
 // score equal to PyTorch's.
 #include <doctest/doctest.h>
 
@@ -14,6 +14,8 @@
 #include "tensor/eigen.h"
 #include "tensor/ops.h"
 #include "tests/precision.h"
+#include "tests/xml_check.h"
+#include "viz/score_grid.h"
 
 using namespace heed;
 using heed::test::tol;
@@ -251,5 +253,39 @@ TEST_SUITE("ch14_circuits") {
     const std::vector<int64_t> none(bt.tgt_out.size(), 0);
     CHECK_THROWS_WITH_AS(direct_logit_attribution(a, bt.tgt_in, none, bt.batch, bt.tgt_len, bt.tgt_lengths),
                          "direct logit attribution: the batch has no real position to score", Error);
+  }
+}
+
+TEST_SUITE("ch14_circuits_svg") {
+  TEST_CASE("svg_score_grids: well-formed, every value written and titled, labels escaped, colours by the scale") {
+    ScoreGrid a{"copying <OV>", "-1 to +1", "layer", "head", {"0", "1"}, {"0", "1"}, {{-1, 0.5}, {1, std::nan("")}}, -1, 1};
+    ScoreGrid b{"K-composition", "against random heads", "head (layer 0)", "head (layer 1)", {"0"}, {"0", "1"},
+                {{0.1, 0.3}}, 0, 0.3, 0.1};
+    const std::string svg = svg_score_grids({a, b}, "scores & more", 1);
+    std::string error;
+    CHECK_MESSAGE(xml_well_formed(svg, &error), error);
+    CHECK(svg.find("copying &lt;OV&gt;") != std::string::npos);
+    CHECK(svg.find("scores &amp; more") != std::string::npos);
+    for (const char* text : {">-1.00<", ">0.50<", ">1.00<", ">n/a<", ">0.10<", ">0.30<"})
+      CHECK_MESSAGE(svg.find(text) != std::string::npos, text);
+    CHECK(svg.find("<title>layer 0, head 1: 0.5</title>") != std::string::npos);
+    // The ends of the scale and its centre: RdBu's darkest blue and red, white, grey for n/a.
+    CHECK(score_colour(-1, -1, 1) == "#2166ac");
+    CHECK(score_colour(1, -1, 1) == "#b2182b");
+    CHECK(score_colour(0, -1, 1) == "#f7f7f7");
+    CHECK(score_colour(5, -1, 1) == "#b2182b");  // clamped
+    CHECK(score_colour(0.1, 0, 0.3, 0.1) == "#f7f7f7");
+    CHECK(score_colour(0, 0, 0.3, 0.1) == "#2166ac");
+    CHECK(score_colour(std::nan(""), -1, 1) == "#cccccc");
+    CHECK(svg.find("fill=\"#2166ac\"") != std::string::npos);
+  }
+
+  TEST_CASE("svg_score_grids: no grid, values that do not fit the labels, a scale without its centre are errors") {
+    CHECK_THROWS_WITH_AS(svg_score_grids({}, "t"), "svg_score_grids: no grid to draw", Error);
+    ScoreGrid bad{"x", "", "layer", "head", {"0", "1"}, {"0"}, {{1}}, -1, 1};
+    CHECK_THROWS_WITH_AS(svg_score_grids({bad}, "t"),
+                         "svg_score_grids: grid 'x' has 1 rows of values for 2 row and 1 column labels", Error);
+    ScoreGrid scale{"y", "", "layer", "head", {"0"}, {"0"}, {{1}}, 0.5, 1};
+    CHECK_THROWS_WITH_AS(svg_score_grids({scale}, "t"), doctest::Contains("which does not have lo <= centre < hi"), Error);
   }
 }

@@ -1,5 +1,6 @@
 #include "tools/circuits_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -95,21 +96,26 @@ void report_circuits(const DecoderModel& model, const std::vector<HeadScore>& sc
   if (!post_norm) {
     real top = 0;
     for (real v : dla) top = std::max(top, std::fabs(v));
-    grids.push_back(layer_head_grid("direct logit attribution", "logit of the next token, +-" +
-                                                                  std::to_string(top).substr(0, 5) + " at the ends",
-                                    L, H, dla, -std::max<real>(top, 1e-9), std::max<real>(top, 1e-9)));
+    top = std::max<real>(top, 1e-9);
+    char note[96];
+    std::snprintf(note, sizeof note, "on the next token's logit; the scale -%.2f to +%.2f", top, top);
+    grids.push_back(layer_head_grid("direct logit attribution", note, L, H, dla, -top, top));
   }
   // One matrix per pair of layers and kind: head 1 (earlier layer) down, head 2 across.
   for (int64_t l1 = 0; l1 < L; ++l1)
     for (int64_t l2 = l1 + 1; l2 < L; ++l2)
       for (const char* kind : {"Q", "K", "V"}) {
         const real baseline = kind[0] == 'Q' ? base.q : kind[0] == 'K' ? base.k : base.v;
+        // Coloured against random heads: white at their mean, red above it, blue below.
+        real top = baseline;
+        for (const Composition& k : comp)
+          if (k.layer1 == l1 && k.layer2 == l2) top = std::max({top, k.q, k.k, k.v});
         char note[96];
-        std::snprintf(note, sizeof note, "0 to 1; random heads %.2f", baseline);
+        std::snprintf(note, sizeof note, "white: random heads' %.2f; red above, blue below", baseline);
         ScoreGrid g{std::string(kind) + "-composition, layer " + std::to_string(l1) + " into " + std::to_string(l2),
                     note, "head (layer " + std::to_string(l1) + ")", "head (layer " + std::to_string(l2) + ")", {}, {},
                     std::vector<std::vector<real>>(static_cast<size_t>(H), std::vector<real>(static_cast<size_t>(H))),
-                    0, 1};
+                    0, std::max(top, baseline + 1e-9), baseline};
         for (int64_t h = 0; h < H; ++h) g.rows.push_back(std::to_string(h)), g.cols.push_back(std::to_string(h));
         for (const Composition& k : comp)
           if (k.layer1 == l1 && k.layer2 == l2)

@@ -10,7 +10,7 @@ namespace heed {
 
 namespace {
 
-constexpr int kCellW = 56, kCellH = 26, kLabelW = 64, kHeadH = 64, kGap = 36;
+constexpr int kCellW = 56, kCellH = 26, kLabelW = 88, kHeadH = 64, kGap = 36;
 
 std::string format(const char* f, real v) {
   char buf[64];
@@ -18,18 +18,25 @@ std::string format(const char* f, real v) {
   return buf;
 }
 
+// How far v is from the centre towards its end of the scale, 0 to 1.
+real strength(real v, real lo, real hi, real centre) {
+  if (!std::isfinite(v)) return 0;
+  return v >= centre ? std::clamp<real>((v - centre) / (hi - centre), 0, 1)
+                     : (lo < centre ? std::clamp<real>((v - centre) / (lo - centre), 0, 1) : 0);
+}
+
 int grid_width(const ScoreGrid& g) { return kLabelW + kCellW * static_cast<int>(g.cols.size()); }
 int grid_height(const ScoreGrid& g) { return kHeadH + kCellH * static_cast<int>(g.rows.size()) + 24; }
 
 }  // namespace
 
-std::string score_colour(real v, real lo, real hi) {
+std::string score_colour(real v, real lo, real hi, real centre) {
   if (!std::isfinite(v)) return "#cccccc";
   // From white to ColorBrewer RdBu's darkest red (178, 24, 43) above 0, to its darkest blue
   // (33, 102, 172) below.
   static const int kWhite[3] = {247, 247, 247}, kRed[3] = {178, 24, 43}, kBlue[3] = {33, 102, 172};
-  const real f = v >= 0 ? std::clamp<real>(v / hi, 0, 1) : (lo < 0 ? std::clamp<real>(v / lo, 0, 1) : 0);
-  const int* end = v >= 0 ? kRed : kBlue;
+  const real f = strength(v, lo, hi, centre);
+  const int* end = v >= centre ? kRed : kBlue;
   int rgb[3];
   for (int c = 0; c < 3; ++c) rgb[c] = static_cast<int>(std::lround(kWhite[c] + f * (end[c] - kWhite[c])));
   char out[8];
@@ -47,9 +54,9 @@ std::string svg_score_grids(const std::vector<ScoreGrid>& grids, const std::stri
       throw Error("svg_score_grids: grid '" + g.title + "' has " + std::to_string(g.values.size()) +
                   " rows of values for " + std::to_string(g.rows.size()) + " row and " +
                   std::to_string(g.cols.size()) + " column labels");
-    if (!(g.lo <= 0 && g.hi > 0))
+    if (!(g.lo <= g.centre && g.hi > g.centre))
       throw Error("svg_score_grids: grid '" + g.title + "' has the scale [" + format("%g", g.lo) + ", " +
-                  format("%g", g.hi) + "], which does not have lo <= 0 < hi");
+                  format("%g", g.hi) + "] about " + format("%g", g.centre) + ", which does not have lo <= centre < hi");
   }
   // Lay the grids out in rows of per_row: each row as tall as its tallest grid.
   std::vector<int> x(grids.size()), y(grids.size());
@@ -94,15 +101,14 @@ std::string svg_score_grids(const std::vector<ScoreGrid>& grids, const std::stri
         const real v = g.values[r][c];
         const int cx = gx + kLabelW + kCellW * static_cast<int>(c);
         const std::string text = std::isfinite(v) ? format("%.2f", v) : "n/a";
-        const real strength = std::isfinite(v) ? (v >= 0 ? v / g.hi : (g.lo < 0 ? v / g.lo : 0)) : 0;
         s += "<rect x=\"" + std::to_string(cx) + "\" y=\"" + std::to_string(cy) + "\" width=\"" +
              std::to_string(kCellW) + "\" height=\"" + std::to_string(kCellH) + "\" fill=\"" +
-             score_colour(v, g.lo, g.hi) + "\" stroke=\"white\"><title>" +
+             score_colour(v, g.lo, g.hi, g.centre) + "\" stroke=\"white\"><title>" +
              xml_escape(g.row_caption + " " + g.rows[r] + ", " + g.col_caption + " " + g.cols[c] + ": " +
                         (std::isfinite(v) ? format("%.6g", v) : "n/a")) +
              "</title></rect>\n";
         s += "<text x=\"" + std::to_string(cx + kCellW / 2) + "\" y=\"" + std::to_string(cy + kCellH / 2 + 4) +
-             "\" font-size=\"11\" text-anchor=\"middle\" fill=\"" + (strength > 0.6 ? "white" : "black") + "\">" +
+             "\" font-size=\"11\" text-anchor=\"middle\" fill=\"" + (strength(v, g.lo, g.hi, g.centre) > 0.6 ? "white" : "black") + "\">" +
              text + "</text>\n";
       }
     }
