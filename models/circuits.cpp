@@ -45,7 +45,8 @@ real composition(const Tensor& a, const Tensor& b) {
 Tensor HeadCircuit::qk() const { return matmul_tn(w_q, w_k); }
 Tensor HeadCircuit::ov() const { return matmul(w_o, w_v); }
 
-HeadCircuit head_circuit(const DecoderModel& model, int64_t layer, int64_t head) {
+HeadCircuit head_circuit(const Model& any, int64_t layer, int64_t head) {
+  const DecoderModel& model = decoder_only(any);
   const int64_t L = model.num_layers(), H = model.config().heads;
   if (layer < 0 || layer >= L || head < 0 || head >= H)
     throw Error("circuits: layer " + std::to_string(layer) + ", head " + std::to_string(head) + " of a model of " +
@@ -70,7 +71,8 @@ real eigenvalue_positivity(const Tensor& a) {
   return moduli == 0 ? 0 : sum / moduli;
 }
 
-real copying_score(const DecoderModel& model, int64_t layer, int64_t head) {
+real copying_score(const Model& any, int64_t layer, int64_t head) {
+  const DecoderModel& model = decoder_only(any);
   const HeadCircuit c = head_circuit(model, layer, head);
   const Tensor embed = parameter(model, "embed.weight");       // (V, D) = W_E^T
   const Tensor e_u = matmul_tn(embed, unembedding(model));       // W_E W_U (D, D)
@@ -86,7 +88,8 @@ Composition compose(const HeadCircuit& first, const HeadCircuit& second) {
   return c;
 }
 
-std::vector<Composition> composition_scores(const DecoderModel& model) {
+std::vector<Composition> composition_scores(const Model& any) {
+  const DecoderModel& model = decoder_only(any);
   const int64_t L = model.num_layers(), H = model.config().heads;
   std::vector<Composition> out;
   for (int64_t l1 = 0; l1 < L; ++l1)
@@ -124,8 +127,9 @@ CompositionBaseline composition_baseline(int64_t embed, int64_t d_head, int64_t 
   return b;
 }
 
-HeadOutputs head_outputs(const DecoderModel& model, const std::vector<int64_t>& ids, int64_t B, int64_t T,
+HeadOutputs head_outputs(const Model& any, const std::vector<int64_t>& ids, int64_t B, int64_t T,
                          const std::vector<int64_t>& lengths) {
+  const DecoderModel& model = decoder_only(any);
   const ModelConfig& cfg = model.config();
   if (static_cast<int64_t>(ids.size()) != B * T || static_cast<int64_t>(lengths.size()) != B)
     throw Error("circuits: " + std::to_string(ids.size()) + " ids and " + std::to_string(lengths.size()) +
@@ -186,9 +190,10 @@ HeadOutputs head_outputs(const DecoderModel& model, const std::vector<int64_t>& 
   return out;
 }
 
-std::vector<real> direct_logit_attribution(const DecoderModel& model, const std::vector<int64_t>& ids,
+std::vector<real> direct_logit_attribution(const Model& any, const std::vector<int64_t>& ids,
                                            const std::vector<int64_t>& targets, int64_t B, int64_t T,
                                            const std::vector<int64_t>& lengths) {
+  const DecoderModel& model = decoder_only(any);
   const ModelConfig& cfg = model.config();
   if (!cfg.attention_only && !cfg.norm_first)
     throw Error("direct logit attribution: a post-norm model's heads reach the logits only through their own "
@@ -240,8 +245,9 @@ std::vector<real> direct_logit_attribution(const DecoderModel& model, const std:
   return sums;
 }
 
-std::vector<real> direct_logit_attribution(const DecoderModel& model, const RepeatTask& task, int64_t samples,
+std::vector<real> direct_logit_attribution(const Model& any, const RepeatTask& task, int64_t samples,
                                            uint64_t seed) {
+  const DecoderModel& model = decoder_only(any);
   if (samples < 1) throw Error("direct logit attribution: samples " + std::to_string(samples) + " must be at least 1");
   const size_t heads = static_cast<size_t>(model.num_layers() * model.config().heads);
   std::vector<real> total(heads, 0);

@@ -32,7 +32,7 @@ struct HeadCircuit {
   Tensor qk() const;     // W_QK = W_Q^T W_K (D, D)
   Tensor ov() const;     // W_OV = W_O W_V (D, D)
 };
-HeadCircuit head_circuit(const DecoderModel& model, int64_t layer, int64_t head);
+HeadCircuit head_circuit(const Model& model, int64_t layer, int64_t head);
 
 // Olsson et al.'s copying score: the eigenvalue positivity sum_i lambda_i / sum_i |lambda_i| of
 // the full OV circuit W_U W_O W_V W_E (V, V), as Elhage et al. define it (sum lambda is the trace,
@@ -40,7 +40,7 @@ HeadCircuit head_circuit(const DecoderModel& model, int64_t layer, int64_t head)
 // one that lowers it. The V x V matrix has rank d_head at most, and its nonzero eigenvalues are
 // those of the small (d_head, d_head) W_V W_E W_U W_O (AB and BA share them): those are solved
 // (tensor/eigen.h). 0 for a circuit that is zero.
-real copying_score(const DecoderModel& model, int64_t layer, int64_t head);
+real copying_score(const Model& model, int64_t layer, int64_t head);
 real eigenvalue_positivity(const Tensor& a);  // of any square matrix: sum Re lambda / sum |lambda|
 
 // Elhage et al.'s composition of an earlier head 1 into a later head 2 (||.|| Frobenius):
@@ -54,7 +54,7 @@ struct Composition {
 };
 Composition compose(const HeadCircuit& first, const HeadCircuit& second);
 // Every pair of heads of two different layers, earlier first: by layer1, layer2, head1, head2.
-std::vector<Composition> composition_scores(const DecoderModel& model);
+std::vector<Composition> composition_scores(const Model& model);
 
 // The scores random heads get: Q, K and V composition of pairs of heads whose W_Q, W_K, W_V
 // (d_head, D) and W_O (D, d_head) have independent N(0, 1) elements (the norm does not matter:
@@ -77,7 +77,7 @@ struct HeadOutputs {
   std::vector<Tensor> attention_out;  // per layer (B, T, D): the layer's attention output, for the check above
   Tensor residual;             // (B, T, D)
 };
-HeadOutputs head_outputs(const DecoderModel& model, const std::vector<int64_t>& ids, int64_t B, int64_t T,
+HeadOutputs head_outputs(const Model& model, const std::vector<int64_t>& ids, int64_t B, int64_t T,
                          const std::vector<int64_t>& lengths);
 
 // Direct logit attribution: each head's output carried straight to the logit of the correct next
@@ -89,13 +89,13 @@ HeadOutputs head_outputs(const DecoderModel& model, const std::vector<int64_t>& 
 // the LayerNorm's and out's biases belong to no head. Layer-major, head by head. A post-norm model
 // is refused: its heads' outputs pass through the next LayerNorm of their own layer, so no path
 // reaches the logits directly (heed::Error).
-std::vector<real> direct_logit_attribution(const DecoderModel& model, const std::vector<int64_t>& ids,
+std::vector<real> direct_logit_attribution(const Model& model, const std::vector<int64_t>& ids,
                                            const std::vector<int64_t>& targets, int64_t B, int64_t T,
                                            const std::vector<int64_t>& lengths);
 
 // The same over `samples` repeat sequences drawn from Generator(seed) in batches of up to 100, as
 // head_scores (models/heads.h) draws them: the mean over every predicted position of every sequence.
-std::vector<real> direct_logit_attribution(const DecoderModel& model, const RepeatTask& task, int64_t samples,
+std::vector<real> direct_logit_attribution(const Model& model, const RepeatTask& task, int64_t samples,
                                            uint64_t seed);
 
 // Olsson et al. call a head an induction head when it does both halves of "A B ... A -> B": it

@@ -27,10 +27,10 @@ ScoreGrid layer_head_grid(const std::string& title, const std::string& note, int
 
 }  // namespace
 
-void report_circuits(const DecoderModel& model, const std::vector<HeadScore>& scores, const RepeatTask& task,
+void report_circuits(const Model& model, const std::vector<HeadScore>& scores, const RepeatTask& task,
                      int64_t samples, uint64_t seed, Json::Array& rows, Json& j, const std::string& svg) {
   const ModelConfig& c = model.config();
-  const int64_t L = model.num_layers(), H = c.heads;
+  const int64_t L = c.layers, H = c.heads;
   const bool post_norm = !c.attention_only && !c.norm_first;
   std::vector<real> copying, dla, prefix, previous;
   for (const HeadScore& s : scores) {

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "io/json.h"
-#include "models/decoder_model.h"
 #include "models/heads.h"
 
 namespace heed {
@@ -23,7 +22,7 @@ inline constexpr uint64_t kBaselineSeed = 42;
 // "composition" and "composition_baseline" to `j`. DLA runs over the `samples` sequences of
 // Generator(seed), the ones `scores` were measured on. With a non-empty `svg`, writes the heatmaps
 // there (the caller has checked that it may).
-void report_circuits(const DecoderModel& model, const std::vector<HeadScore>& scores, const RepeatTask& task,
+void report_circuits(const Model& model, const std::vector<HeadScore>& scores, const RepeatTask& task,
                      int64_t samples, uint64_t seed, Json::Array& rows, Json& j, const std::string& svg);
 
 }  // namespace heed

@@ -242,7 +242,7 @@ int cmd_eval(const std::vector<std::string>& argv) {
                                      {"ablated_loss_in_context", ab.in_context}}));
       }
       std::printf("(no head zeroed: %.4f and %.4f)\n", h.repeated, h.in_context);
-      report_circuits(dynamic_cast<const DecoderModel&>(model), scores, *repeat, samples, static_cast<uint64_t>(seed),
+      report_circuits(model, scores, *repeat, samples, static_cast<uint64_t>(seed),
                       rows, j, a.text("--scores-svg", ""));
       j.set("heads", Json(rows));
       if (a.has("--svg")) {
