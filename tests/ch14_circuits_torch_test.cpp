@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -71,15 +72,13 @@ TEST_SUITE("ch14_circuits_torch") {
     REQUIRE_MESSAGE(std::system((py + " reference/pytorch/circuit_scores.py" + args + " --rows \"" + rows + "\" >" + out +
                                  " 2>" + err).c_str()) == 0,
                     slurp(err));
-    const std::string text = slurp(out);
-    size_t at = 0;
+    std::istringstream lines(slurp(out));  // one JSON line per checkpoint
     int compared = 0;
     for (size_t i = 0; i < flags.size(); ++i) {
       CAPTURE(flags[i]);
-      const size_t nl = text.find('\n', at);
-      REQUIRE(nl != std::string::npos);
-      const Json torch_json = parse_json(text.substr(at, nl - at));
-      at = nl + 1;
+      std::string line;
+      REQUIRE(std::getline(lines, line));
+      const Json torch_json = parse_json(line);
       // Copying and composition as heed eval --heads --json prints them.
       const Json::Array& heads = cli[i].find("heads")->as_array();
       const Json::Array& copying = torch_json.find("copying")->as_array();
