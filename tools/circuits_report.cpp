@@ -115,7 +115,7 @@ void report_circuits(const Model& model, const std::vector<HeadScore>& scores, c
         ScoreGrid g{std::string(kind) + "-composition, layer " + std::to_string(l1) + " into " + std::to_string(l2),
                     note, "head (layer " + std::to_string(l1) + ")", "head (layer " + std::to_string(l2) + ")", {}, {},
                     std::vector<std::vector<real>>(static_cast<size_t>(H), std::vector<real>(static_cast<size_t>(H))),
-                    0, std::max(top, baseline + 1e-9), baseline};
+                    0, std::max<real>(top, baseline + static_cast<real>(1e-9)), baseline};
         for (int64_t h = 0; h < H; ++h) g.rows.push_back(std::to_string(h)), g.cols.push_back(std::to_string(h));
         for (const Composition& k : comp)
           if (k.layer1 == l1 && k.layer2 == l2)
