@@ -4,6 +4,7 @@
 // helpers), which make install does not install.
 #pragma once
 
+#include "tensor/eigen.h"    // eigenvalues of a real square matrix
 #include "tensor/ops.h"      // Tensor's maths, + - * / with NumPy broadcasting, argmax_ids
 #include "tensor/random.h"   // Generator: the one source of randomness, seeded
 #include "tensor/real.h"     // heed::real: double, or float with -DHEED_REAL_FLOAT
@@ -38,13 +39,15 @@
 #include "nn/transformer_attention.h"  // TransformerAttention (a packed in_proj)
 #include "nn/transformer_layers.h"     // the encoder and decoder layers of Vaswani et al.
 
-#include "viz/diagram.h"  // box-and-arrow SVG
-#include "viz/film.h"     // a film of attention while a model learns
-#include "viz/heatmap.h"  // attention matrices as text
-#include "viz/html.h"     // the attention explorer page
-#include "viz/svg.h"      // heatmaps and line charts as SVG
+#include "viz/diagram.h"     // box-and-arrow SVG
+#include "viz/film.h"        // a film of attention while a model learns
+#include "viz/heatmap.h"     // attention matrices as text
+#include "viz/html.h"        // the attention explorer page
+#include "viz/score_grid.h"  // signed scores as SVG grids (the heads' scores)
+#include "viz/svg.h"         // heatmaps and line charts as SVG
 
 #include "models/beam.h"                  // beam search
+#include "models/analysis/circuits.h"              // the papers' circuit scores of a decoder's heads
 #include "models/config.h"                // ModelConfig
 #include "models/tasks/data.h"                  // your own sentence pairs as a Task
 #include "models/tasks/text.h"                  // your own text as windows for a decoder-only model

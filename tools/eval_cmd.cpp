@@ -18,6 +18,7 @@
 #include "models/tasks/translate.h"
 #include "tensor/math.h"
 #include "tools/common.h"
+#include "tools/circuits_report.h"  // --heads: the circuit scores
 #include "tools/head_flags.h"  // --attention, --layer, --head
 #include "viz/film.h"
 #include "viz/heatmap.h"
@@ -53,7 +54,13 @@ const char* kEvalHelp =
     "  --svg FILE         with --heads: also draw every layer's and head's attention on one repeat\n"
     "                     sequence (the one heed train --film shows) as one grid, layers down and\n"
     "                     heads across, each panel titled by its two scores\n"
-    "  --force            replace --svg (or --csv) even when it is write-protected\n"
+    "                     then the circuit scores of every head (models/analysis/circuits.h): prefix matching,\n"
+    "                     copying (eigenvalue positivity of its OV circuit W_U W_O W_V W_E), direct\n"
+    "                     logit attribution, whether it is an induction head (both), and the Q-, K- and\n"
+    "                     V-composition of every pair of heads of two layers beside random heads'\n"
+    "  --scores-svg FILE  with --heads: also draw those scores as heatmaps, layers down and heads\n"
+    "                     across, one per score, and one composition matrix per pair of layers\n"
+    "  --force            replace --svg, --scores-svg (or --csv) even when it is write-protected\n"
     "\n"
     "A decoder-only model trained on your own text (heed train --model decoder --data FILE.txt) is\n"
     "scored on --data FILE.txt (read with the model's tokens and vocabulary; the training text\n"
@@ -206,7 +213,7 @@ int eval_text(const Args& a, const Model& model, const TextTask& task) {
 }  // namespace
 
 int cmd_eval(const std::vector<std::string>& argv) {
-  Args a("eval", argv, {"--load", "--lengths", "--samples", "--seed", "--data", "--svg", "--film", "--csv"},
+  Args a("eval", argv, {"--load", "--lengths", "--samples", "--seed", "--data", "--svg", "--film", "--csv", "--scores-svg"},
          {"--json", "--heads", "--help", "--force"});
   if (a.has("--help")) {
     std::fputs(kEvalHelp, stdout);
@@ -216,10 +223,13 @@ int cmd_eval(const std::vector<std::string>& argv) {
   if (a.has("--csv")) throw a.error("--csv is for --film FILE (the numbers of a decoder-only model's film)");
   if (!a.has("--load")) throw a.error("--load FILE is required");
   if (a.has("--svg") && !a.has("--heads")) throw a.error("--svg draws the heads: give --heads too");
+  if (a.has("--scores-svg") && !a.has("--heads")) throw a.error("--scores-svg draws the heads' scores: give --heads too");
   check_no_collisions({{"--load", a.text("--load", ""), false},
                        {"--data", a.text("--data", ""), false},
-                       {"--svg", a.text("--svg", ""), true}},
+                       {"--svg", a.text("--svg", ""), true},
+                       {"--scores-svg", a.text("--scores-svg", ""), true}},
                       "heed eval");
+  if (a.has("--scores-svg")) check_writable(a.text("--scores-svg", ""), a.has("--force"));  // before any work
   if (a.has("--svg")) {
     std::error_code ec;
     const std::string svg = a.text("--svg", "");
@@ -313,6 +323,8 @@ int cmd_eval(const std::vector<std::string>& argv) {
                                      {"ablated_loss_in_context", ab.in_context}}));
       }
       std::printf("(no head zeroed: %.4f and %.4f)\n", h.repeated, h.in_context);
+      report_circuits(model, scores, *repeat, samples, static_cast<uint64_t>(seed),
+                      rows, j, a.text("--scores-svg", ""));
       j.set("heads", Json(rows));
       if (a.has("--svg")) {
         // Every layer's and head's matrix of the film's sequence, one panel each, titled by the

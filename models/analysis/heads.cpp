@@ -10,15 +10,14 @@
 
 namespace heed {
 
-namespace {
-
-// The decoder-only model these analyses read (its layers' causal self-attention and their heads),
-// the one place that names it: the tools hand over a Model, as to sample_continuation.
 const DecoderModel& decoder_only(const Model& model) {
   const auto* d = dynamic_cast<const DecoderModel*>(&model);
   if (!d) throw Error("heads: model '" + model.config().model + "' is not a decoder-only model");
   return *d;
 }
+
+namespace {
+
 DecoderModel& decoder_only(Model& model) {
   decoder_only(static_cast<const Model&>(model));  // checked
   return static_cast<DecoderModel&>(model);

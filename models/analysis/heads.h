@@ -38,6 +38,10 @@
 
 namespace heed {
 
+// The decoder-only model a Model is, for the analyses here and in models/analysis/circuits.h (the tools
+// hand over a Model, as to sample_continuation); heed::Error naming the model when it is another.
+const DecoderModel& decoder_only(const Model& model);
+
 // A head: layer 0 .. layers-1, head 0 .. heads-1.
 struct HeadId {
   int64_t layer = 0, head = 0;
