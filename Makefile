@@ -150,6 +150,18 @@ $(call obj,$(TEST_CODE)): CXXFLAGS := $(patsubst -O2,-O1,$(CXXFLAGS))
 $(TESTS): $(call obj,$(TEST_SRCS)) $(LIB)
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
 
+# heed-faults, the test program that interrupts heed at chosen points (tests/faults/heed_faults.cpp):
+# heed's own objects, with tools/heed.cpp compiled once more with its main renamed heed_main. The
+# command-line tests run it, so it is built with the suites (heed itself holds no test hook).
+FAULTS := $(if $(HEED),$(BUILD)/heed-faults)
+$(BUILD)/obj/tests/faults/heed_main.o: tools/heed.cpp $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) $(BASEFLAGS) $(CXXFLAGS) -Dmain=heed_main -c $< -o $@
+$(BUILD)/heed-faults: $(call obj,tests/faults/heed_faults.cpp) $(BUILD)/obj/tests/faults/heed_main.o \
+    $(call obj,$(TOOL_SRCS)) $(LIB)
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
+$(TESTS): | $(FAULTS)
+
 .SECONDEXPANSION:
 # A chapter's program: its main.cpp compiled to an object, then linked (make yours links the same
 # object on the reader's own heed).
