@@ -194,11 +194,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
   // Without a reset peak (an old kernel) the growth is taken over the whole run's peak.
   real hwm_kb = peak_reset ? status_kb("VmHWM") : static_cast<real>(ru.ru_maxrss);
   real step_peak_mb = base_kb >= 0 && hwm_kb >= 0 ? std::max<real>(0, hwm_kb - base_kb) / 1024 : -1;
-  // The sizes of the model that ran: E and H for the recurrent models; D, layers and heads for
-  // the transformer, which has no hidden size.
-  const std::string sizes = c.is_transformer() ? "D " + std::to_string(c.embed) + " layers " +
-                                                     std::to_string(c.layers) + " heads " + std::to_string(c.heads)
-                                               : "E " + std::to_string(c.embed) + " H " + std::to_string(c.hidden);
+  const std::string sizes = c.sizes();  // of the model that ran
   std::printf("%-9s %s %s batch %lld len %lld: %8.2f ms/step [p10 %.2f, p90 %.2f] (cpu %.2f)  %9.0f tokens/s  "
               "%6.2f GFLOP/s  peak RSS %.0f MB (steps +%.1f MB)  %s kernels, %d thread%s\n",
               c.model.c_str(), kRealName, sizes.c_str(), static_cast<long long>(B), static_cast<long long>(L), median,
