@@ -85,8 +85,8 @@ KERNEL_OBJS := $(foreach s,$(KERNEL_SETS),$(patsubst %.cpp,$(BUILD)/obj/%.$(s).o
 LIB_SRCS  := $(filter-out $(KERNEL_SRCS),$(wildcard tensor/*.cpp io/*.cpp autograd/*.cpp nn/*.cpp models/*.cpp \
   models/*/*.cpp viz/*.cpp))
 # The suites, in folders that mirror the source (docs/testing.md), and their helpers (tests/support/);
-# not the fuzz targets nor the self-test's program and its answers (exercises/exercises.mk).
-TEST_SRCS := $(filter-out tests/fuzz/% tests/exercises/selftest.cpp tests/exercises/wrong/% tests/exercises/refused/%, \
+# not the fuzz targets, heed-faults (below), nor the self-test's program and its answers (exercises/exercises.mk).
+TEST_SRCS := $(filter-out tests/fuzz/% tests/faults/% tests/exercises/selftest.cpp tests/exercises/wrong/% tests/exercises/refused/%, \
   $(wildcard tests/*.cpp tests/*/*.cpp tests/*/*/*.cpp))
 TOOL_SRCS := $(filter-out tools/heed.cpp,$(wildcard tools/*.cpp))
 CHAPTERS  := $(sort $(patsubst tutorials/%/main.cpp,%,$(wildcard tutorials/*/main.cpp)))
@@ -154,6 +154,18 @@ TEST_CODE := $(TEST_SRCS) $(wildcard tests/exercises/selftest.cpp tests/exercise
 $(call obj,$(TEST_CODE)): CXXFLAGS := $(patsubst -O2,-O1,$(CXXFLAGS))
 $(TESTS): $(call obj,$(TEST_SRCS)) $(LIB)
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
+
+# heed-faults, the test program that interrupts heed at chosen points (tests/faults/heed_faults.cpp):
+# heed's own objects, with tools/heed.cpp compiled once more with its main renamed heed_main. The
+# command-line tests run it, so it is built with the suites (heed itself holds no test hook).
+FAULTS := $(if $(HEED),$(BUILD)/heed-faults)
+$(BUILD)/obj/tests/faults/heed_main.o: tools/heed.cpp $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) $(BASEFLAGS) $(CXXFLAGS) -Dmain=heed_main -c $< -o $@
+$(BUILD)/heed-faults: $(call obj,tests/faults/heed_faults.cpp) $(BUILD)/obj/tests/faults/heed_main.o \
+    $(call obj,$(TOOL_SRCS)) $(LIB)
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDFLAGS)
+$(TESTS): | $(FAULTS)
 
 .SECONDEXPANSION:
 # A chapter's program: its main.cpp compiled to an object, then linked (make yours links the same

@@ -196,6 +196,22 @@ int64_t ModelConfig::source_limit() const {
   return has_position_table ? max_src_len : INT64_MAX;
 }
 
+std::string ModelConfig::position_table() const {
+  return model + (has_layers() ? " with learned positions" : " attention");
+}
+
+std::string ModelConfig::step_weights_name() const {
+  if (!is_transformer()) return "attention";
+  return "cross-attention (layer " + std::to_string(layers - 1) + ", the last: mean of " + std::to_string(heads) +
+         " heads)";
+}
+
+std::string ModelConfig::sizes() const {
+  if (has_layers())
+    return "D " + std::to_string(embed) + " layers " + std::to_string(layers) + " heads " + std::to_string(heads);
+  return "E " + std::to_string(embed) + " H " + std::to_string(hidden);
+}
+
 std::string ModelConfig::shape() const {
   if (!has_layers())
     return cell + " cell" + (bidirectional ? ", bidirectional" : "") + (input_feeding ? ", input feeding" : "");

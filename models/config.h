@@ -67,6 +67,9 @@ struct ModelConfig {
   // position (location attention's W_a, the transformer's learned positions); no limit
   // (INT64_MAX) for the others, which read a source of any length.
   int64_t source_limit() const;
+  // What holds that row per source position, for a refusal: "location attention", "transformer
+  // with learned positions".
+  std::string position_table() const;
   // Whether it has attention weights to draw (over the source, or a decoder-only model's over
   // its own sequence): every model but plain.
   bool has_attention() const { return kind() != ModelKind::kPlain; }
@@ -76,6 +79,11 @@ struct ModelConfig {
   // The model in words, for titles and captions: "additive attention (gru, bidirectional
   // encoder)", "transformer (D 32, 2+2 layers, 4 heads)".
   std::string describe() const;
+  // What a decoding step's attention weights (StepOutput::weights) are, for a film's title:
+  // "attention" (the recurrent models'), "cross-attention (layer 1, the last: mean of 4 heads)".
+  std::string step_weights_name() const;
+  // The sizes heed bench prints: "E 32 H 64" (embedding, hidden), "D 64 layers 2 heads 4".
+  std::string sizes() const;
   // The checkpoint's metadata keys. A recurrent model's file has no transformer keys and a
   // transformer's has its own, so that each kind of file keeps its bytes.
   std::map<std::string, std::string> to_metadata() const;

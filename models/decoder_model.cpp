@@ -96,6 +96,15 @@ AttentionMaps DecoderModel::attention_maps(const std::vector<int64_t>&, const st
   return maps;
 }
 
+// The targets alone (no source is read): per layer the causal self-attention's projections,
+// scores and weighted sums, and the feed-forward (none when attention-only); then the output layer.
+real DecoderModel::forward_flops(int64_t batch, int64_t src_len, int64_t vocab) const {
+  const ModelConfig& c = config_;
+  const real B = static_cast<real>(batch), T = static_cast<real>(src_len + 1), V = static_cast<real>(vocab);
+  const real D = c.embed, F = c.attention_only ? 0 : c.ff, N = c.layers;
+  return N * (2 * B * T * 4 * D * D + 2 * 2 * B * T * T * D + 2 * B * T * 2 * D * F) + 2 * B * T * D * V;
+}
+
 Var DecoderModel::forward(const Batch& batch) const {
   return out_.forward(hidden(batch.tgt_in, batch.batch, batch.tgt_len, batch.tgt_lengths));  // (B, T, V)
 }

@@ -95,6 +95,7 @@ class DecoderModel : public Model {
   StepOutput decode_step(const std::vector<int64_t>& prev_tokens, StepState& st) const override;
   Var logits(const Var& out) const override { return out_.forward(out); }
   bool has_attention() const override { return false; }  // no attention over a source
+  real forward_flops(int64_t batch, int64_t src_len, int64_t vocab) const override;
   // Its layers' causal self-attention over <bos> y_1 .. y_{T-1} (maps.self); there is no source.
   AttentionMaps attention_maps(const std::vector<int64_t>& src, const std::vector<int64_t>& output) const override;
 

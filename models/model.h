@@ -77,6 +77,10 @@ class Model : public Module {
   Decoded greedy(const Batch& batch, int64_t steps) const;
   // Whether steps give attention weights (StepOutput::weights); false for plain.
   virtual bool has_attention() const = 0;
+  // The matrix-product FLOPs (2 m n k each) of one teacher-forced forward pass over `batch` sources
+  // of src_len tokens and targets of src_len + 1, with an output layer of `vocab` (heed bench's
+  // GFLOP/s); the recurrent models' as reference/pytorch/models.py's matmul_flops_forward counts them.
+  virtual real forward_flops(int64_t batch, int64_t src_len, int64_t vocab) const = 0;
   // Every layer's and head's attention weights (batch 1) for a source and the tokens decoded for
   // it (<eos> last if it ended), in one teacher-forced pass with no graph: the decoder reads
   // <bos> y_1 .. y_{T-1}, so self and cross have one row per written token. A model without

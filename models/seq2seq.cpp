@@ -116,6 +116,24 @@ StepOutput Seq2Seq::step(const std::vector<int64_t>& prev_tokens, DecoderState& 
   return o;
 }
 
+// Encoder (both directions when bidirectional), decoder cell, then each kind's attention and output.
+real Seq2Seq::forward_flops(int64_t batch, int64_t src_len, int64_t vocab) const {
+  const ModelConfig& c = config_;
+  const ModelKind k = kind_;
+  const real B = static_cast<real>(batch), S = static_cast<real>(src_len), V = static_cast<real>(vocab);
+  const real G = c.cell == "lstm" ? 4 : c.cell == "rnn" ? 1 : 3;
+  const real E = c.embed, H = c.hidden, T = S + 1, D = (c.bidirectional ? 2 : 1) * H;
+  real f = 2 * B * S * E * G * H * (D / H) + 2 * B * S * H * G * H * (D / H);  // encoder
+  real din = k == ModelKind::kAdditive ? E + D : E;
+  f += 2 * B * T * din * G * H + 2 * B * T * H * G * H;  // decoder cell
+  if (k == ModelKind::kPlain) return f + 2 * B * T * H * V;
+  if (k == ModelKind::kAdditive)  // W1 keys, W2 query, v, context, out
+    return f + 2 * B * S * D * H + 2 * B * T * H * H + 2 * B * T * S * H + 2 * B * T * S * D + 2 * B * T * (H + D) * V;
+  if (k == ModelKind::kGeneral) f += 2 * B * S * D * H;
+  f += k == ModelKind::kLocation ? 2 * B * T * H * c.max_src_len : 2 * B * T * S * H;  // scores
+  return f + 2 * B * T * S * D + 2 * B * T * (D + H) * H + 2 * B * T * H * V;  // context, W_c, out
+}
+
 Var Seq2Seq::forward(const Batch& batch) const {
   const int64_t B = batch.batch, T = batch.tgt_len;
   DecoderState st = start(batch);

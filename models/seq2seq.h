@@ -57,6 +57,7 @@ class Seq2Seq : public Model {
   // The score function, for showing one step's scores (nullptr for plain).
   const Score* attention_score() const { return score_.get(); }
   bool has_attention() const override { return score_ != nullptr; }
+  real forward_flops(int64_t batch, int64_t src_len, int64_t vocab) const override;
 
  private:
   ModelKind kind_;  // config_.model, resolved once

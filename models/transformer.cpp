@@ -129,6 +129,18 @@ TransformerSeq2Seq::TransformerSeq2Seq(const ModelConfig& config, Generator& gen
   }
 }
 
+// Per layer: projections, scores and weighted sums, feed-forward; then the output layer.
+real TransformerSeq2Seq::forward_flops(int64_t batch, int64_t src_len, int64_t vocab) const {
+  const ModelConfig& c = config_;
+  const real B = static_cast<real>(batch), S = static_cast<real>(src_len), V = static_cast<real>(vocab);
+  const real D = c.embed, F = c.ff, N = c.layers, T = S + 1;
+  real enc = 2 * B * S * 4 * D * D + 2 * 2 * B * S * S * D + 2 * B * S * 2 * D * F;
+  real dec = 2 * B * T * 4 * D * D + 2 * 2 * B * T * T * D                         // self-attention
+             + 2 * B * T * 2 * D * D + 2 * B * S * 2 * D * D + 2 * 2 * B * T * S * D  // cross-attention
+             + 2 * B * T * 2 * D * F;
+  return N * (enc + dec) + 2 * B * T * D * V;
+}
+
 Var TransformerSeq2Seq::forward(const Batch& batch) const {
   return out_.forward(core_.decode(tgt_embed_, batch, core_.encode(src_embed_, batch)));
 }

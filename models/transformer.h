@@ -110,6 +110,7 @@ class TransformerSeq2Seq : public Model {
   StepOutput decode_step(const std::vector<int64_t>& prev_tokens, StepState& st) const override;
   Var logits(const Var& out) const override { return out_.forward(out); }
   bool has_attention() const override { return true; }
+  real forward_flops(int64_t batch, int64_t src_len, int64_t vocab) const override;
 
   void set_training(bool on, uint64_t seed) override { core_.set_training(on, seed); }
   void set_training(bool on) override { core_.set_training(on); }

@@ -65,32 +65,6 @@ const char* kBenchHelp =
     "grew over the process after start-up and model construction (optimiser state, graph and\n"
     "gradients), as reference/pytorch/bench_step.py measures PyTorch.\n";
 
-// Matrix-product FLOPs (2 m n k each) of one teacher-forced forward pass, counted as
-// reference/pytorch/models.py counts them (docs/models.md); a training step is taken as 3x (forward + the two
-// products of each backward).
-real forward_flops(const ModelConfig& c, int64_t B, int64_t S, int64_t V) {
-  const ModelKind k = c.kind();
-  if (k == ModelKind::kTransformer) {  // per layer: projections, scores and weighted sums, feed-forward
-    const real D = c.embed, F = c.ff, N = c.layers, T = S + 1;
-    real enc = 2 * B * S * 4 * D * D + 2 * 2 * B * S * S * D + 2 * B * S * 2 * D * F;
-    real dec = 2 * B * T * 4 * D * D + 2 * 2 * B * T * T * D                         // self-attention
-               + 2 * B * T * 2 * D * D + 2 * B * S * 2 * D * D + 2 * 2 * B * T * S * D  // cross-attention
-               + 2 * B * T * 2 * D * F;
-    return N * (enc + dec) + 2 * B * T * D * V;
-  }
-  const real G = c.cell == "lstm" ? 4 : c.cell == "rnn" ? 1 : 3;
-  const real E = c.embed, H = c.hidden, T = S + 1, D = (c.bidirectional ? 2 : 1) * H;
-  real f = 2 * B * S * E * G * H * (D / H) + 2 * B * S * H * G * H * (D / H);  // encoder
-  real din = k == ModelKind::kAdditive ? E + D : E;
-  f += 2 * B * T * din * G * H + 2 * B * T * H * G * H;  // decoder cell
-  if (k == ModelKind::kPlain) return f + 2 * B * T * H * V;
-  if (k == ModelKind::kAdditive)  // W1 keys, W2 query, v, context, out
-    return f + 2 * B * S * D * H + 2 * B * T * H * H + 2 * B * T * S * H + 2 * B * T * S * D + 2 * B * T * (H + D) * V;
-  if (k == ModelKind::kGeneral) f += 2 * B * S * D * H;
-  f += k == ModelKind::kLocation ? 2 * B * T * H * c.max_src_len : 2 * B * T * S * H;  // scores
-  return f + 2 * B * T * S * D + 2 * B * T * (D + H) * H + 2 * B * T * H * V;  // context, W_c, out
-}
-
 // A field of /proc/self/status in kB ("VmRSS", "VmHWM"), or -1 where there is none.
 real status_kb(const std::string& field) {
   std::ifstream in("/proc/self/status");
@@ -208,7 +182,8 @@ int cmd_bench(const std::vector<std::string>& argv) {
   real cpu_median = percentile(cpu_ms, 0.5);
   real median = percentile(ms, 0.5), p10 = percentile(ms, 0.1), p90 = percentile(ms, 0.9);
   real tokens = static_cast<real>(B * (L + 1));
-  real gflops = 3 * forward_flops(c, B, L, c.tgt_vocab) / (median / 1000) / 1e9;
+  // A training step is taken as 3x the forward pass's FLOPs (forward + the two products of each backward).
+  real gflops = 3 * model.forward_flops(B, L, c.tgt_vocab) / (median / 1000) / 1e9;
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
 #ifdef __APPLE__
@@ -219,11 +194,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
   // Without a reset peak (an old kernel) the growth is taken over the whole run's peak.
   real hwm_kb = peak_reset ? status_kb("VmHWM") : static_cast<real>(ru.ru_maxrss);
   real step_peak_mb = base_kb >= 0 && hwm_kb >= 0 ? std::max<real>(0, hwm_kb - base_kb) / 1024 : -1;
-  // The sizes of the model that ran: E and H for the recurrent models; D, layers and heads for
-  // the transformer, which has no hidden size.
-  const std::string sizes = c.is_transformer() ? "D " + std::to_string(c.embed) + " layers " +
-                                                     std::to_string(c.layers) + " heads " + std::to_string(c.heads)
-                                               : "E " + std::to_string(c.embed) + " H " + std::to_string(c.hidden);
+  const std::string sizes = c.sizes();  // of the model that ran
   std::printf("%-9s %s %s batch %lld len %lld: %8.2f ms/step [p10 %.2f, p90 %.2f] (cpu %.2f)  %9.0f tokens/s  "
               "%6.2f GFLOP/s  peak RSS %.0f MB (steps +%.1f MB)  %s kernels, %d thread%s\n",
               c.model.c_str(), kRealName, sizes.c_str(), static_cast<long long>(B), static_cast<long long>(L), median,

@@ -174,6 +174,16 @@ Vocab file_vocab(const std::string& path, const std::map<std::string, std::strin
   }
 }
 
+namespace {
+RunObserver& observer_slot() {
+  static RunObserver observer;
+  return observer;
+}
+}  // namespace
+
+void set_run_observer(RunObserver observer) { observer_slot() = std::move(observer); }
+const RunObserver& run_observer() { return observer_slot(); }
+
 LoadedModel load_model(const std::string& path) {
   check_regular_input(path, "load");  // a FIFO would block the reader forever
   check_safetensors_signature(path);
@@ -193,10 +203,7 @@ LoadedModel load_model(const std::string& path) {
     if (static_cast<uint64_t>(config.parameter_count()) > bytes / 2)
       throw Error("load " + path + ": its metadata describes a model of " + std::to_string(config.parameter_count()) +
                   " parameters, more than its " + std::to_string(bytes) + " bytes can hold");
-    // Test hook (tests/tools/file_safety_cli_test.cpp): HEED_TEST_REPLACE_IN_LOAD=FILE renames FILE
-    // over `path` here, between the header and the tensors, as a --checkpoint-every writer
-    // racing this reader would.
-    if (const char* other = std::getenv("HEED_TEST_REPLACE_IN_LOAD")) std::rename(other, path.c_str());
+    if (run_observer().after_header) run_observer().after_header(path);
   });
   Generator gen(0);  // the weights are about to be replaced
   out.model = make_model(config, gen);

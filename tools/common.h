@@ -2,6 +2,7 @@
 // checkpoint's metadata, and printing.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -24,6 +25,21 @@ int cmd_predict(const std::vector<std::string>& argv);
 int cmd_sample(const std::vector<std::string>& argv);
 int cmd_bench(const std::vector<std::string>& argv);
 int cmd_data(const std::vector<std::string>& argv);
+
+// What a program built on heed's commands may watch in the runs they make (heed itself watches
+// nothing; tests/faults/heed_faults.cpp stops a run at a chosen point with it, as a user's Ctrl-C
+// or a second writer would). Each part is optional.
+struct RunObserver {
+  // heed train: a step is done (the model as trained so far), before the run looks for a signal.
+  std::function<void(Model& model, const Progress& p)> after_step;
+  // heed train: a checkpoint is written whole to `temp_path`, not yet renamed over its file.
+  std::function<void(const std::string& temp_path)> before_save;
+  // load_model: the checkpoint `path`'s header is read and checked, its tensors not yet.
+  std::function<void(const std::string& path)> after_header;
+};
+// Replaces the process's observer; run_observer() is the one in place (all parts empty at first).
+void set_run_observer(RunObserver observer);
+const RunObserver& run_observer();
 
 // The checkpoint format heed writes and reads ("heed-seq2seq-2"; docs/checkpoints.md).
 extern const char* const kFormat;

@@ -214,8 +214,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
   const ModelConfig& mc = m.model->config();
   if (S > mc.source_limit())
     throw a.error("the source has " + std::to_string(S) + " tokens; this model reads at most " +
-                  std::to_string(mc.source_limit()) + " (" + mc.model +
-                  (mc.is_transformer() ? " with learned positions" : " attention") + " has a weight per source position)");
+                  std::to_string(mc.source_limit()) + " (" + mc.position_table() + " has a weight per source position)");
   if (S > SymbolTask::kMaxLength)
     throw a.error("the source has " + std::to_string(S) + " tokens; predict reads at most " +
                   std::to_string(SymbolTask::kMaxLength) + ", the longest eval --lengths scores");

@@ -49,18 +49,4 @@ const char* signal_name(int sig) {
   }
 }
 
-void send_test_signal(int64_t step) {
-  const char* env = std::getenv("HEED_TEST_SIGNAL");
-  if (!env) return;
-  std::string spec = env;
-  size_t at = spec.find('@');
-  if (at == std::string::npos || std::atoll(spec.c_str() + at + 1) != step) return;
-  std::string name = spec.substr(0, at);
-  int sig = name == "INT" ? SIGINT : name == "TERM" ? SIGTERM : name == "HUP" ? SIGHUP : name == "PIPE" ? SIGPIPE
-            : name == "KILL" ? SIGKILL : 0;
-  if (sig) ::kill(::getpid(), sig);
-}
-
-void interrupt_self() { ::kill(::getpid(), SIGINT); }
-
 }  // namespace heed

@@ -32,12 +32,4 @@ class StopSignals {
 // "SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE"; "a signal" for any other.
 const char* signal_name(int sig);
 
-// Test hook (tests/tools/ch04_resume_cli_test.cpp): HEED_TEST_SIGNAL=NAME@K sends this process the signal
-// NAME (INT, TERM, HUP, PIPE or KILL) when `step` is K, as a user or a scheduler would, so a test
-// can interrupt a run at a chosen step. Does nothing without the variable.
-void send_test_signal(int64_t step);
-// SIGINT to this process, now (the test hook HEED_TEST_SIGNAL_IN_SAVE: a second signal from
-// inside a save).
-void interrupt_self();
-
 }  // namespace heed

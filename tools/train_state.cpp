@@ -311,9 +311,8 @@ void save_run(const TrainPlan& plan, const Model& model, const Trainer& trainer,
       training.push_back({kTrainingPrefix + "recent_losses",
                           Tensor({static_cast<int64_t>(s.recent_losses.size())}, s.recent_losses)});
   }
-  SafetensorsWriteHook hook;
-  if (std::getenv("HEED_TEST_SIGNAL_IN_SAVE")) hook = [](const std::string&) { interrupt_self(); };
-  save_checkpoint(model, path, checkpoint_metadata(plan.config, *plan.task, run), training, hook);
+  save_checkpoint(model, path, checkpoint_metadata(plan.config, *plan.task, run), training,
+                  run_observer().before_save);
 }
 
 RunGuard::RunGuard(const TrainPlan& plan, const Model& model, const Trainer& trainer)
@@ -323,7 +322,6 @@ RunGuard::~RunGuard() = default;
 
 int RunGuard::after_step() {
   const int64_t step = trainer_.steps_done();
-  send_test_signal(step);
   if (int sig = signals_.received()) return interrupted(sig);
   if (plan_.checkpoint_every > 0 && step % plan_.checkpoint_every == 0 && !trainer_.done()) {
     save_run(plan_, model_, trainer_, plan_.save, false);

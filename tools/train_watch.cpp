@@ -171,11 +171,7 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
     film.shows = choice.describe();
     film.title = config.model + " " + film.shows + ", learning " + task.name();
   } else if (!heads_) {
-    film.title = config.model +
-                 (config.is_transformer() ? " cross-attention (layer " + std::to_string(config.layers - 1) +
-                                                ", the last: mean of " + std::to_string(config.heads) + " heads)"
-                                          : " attention") +
-                 " learning " + task.name();
+    film.title = config.model + " " + config.step_weights_name() + " learning " + task.name();
   }
   film.caption = "heed train --task " + task.name() + " " + model_flags(config) + " --batch " + std::to_string(opt.batch) +
                   " --steps " + std::to_string(opt.steps) + " --seed " + std::to_string(seed) +

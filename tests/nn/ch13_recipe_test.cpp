@@ -208,7 +208,7 @@ TEST_SUITE("ch13_recipe") {
     // 17 significant digits: the value reads back to the same bits.
     CHECK(static_cast<real>(std::stod(meta.at("label_smoothing"))) == static_cast<real>(0.1));
     CHECK(meta.at("share_embeddings") == "1");
-    CliRun first = s.heed(run + " --save " + s.path("f.st"), "HEED_TEST_SIGNAL=INT@9");
+    CliRun first = s.heed_with_faults(run + " --save " + s.path("f.st"), "HEED_FAULT_SIGNAL=INT@9");
     CHECK(first.status == 130);
     CliRun rest = s.heed("train --resume " + s.path("f.st"));
     REQUIRE_MESSAGE(rest.status == 0, rest.err);

@@ -66,6 +66,9 @@ std::string Scratch::path(const std::string& file) const { return (dir_ / "files
 std::string Scratch::folder() const { return (dir_ / "files").string(); }
 
 CliRun Scratch::heed(const std::string& args, const std::string& env) const { return run("heed", args, env); }
+CliRun Scratch::heed_with_faults(const std::string& args, const std::string& faults) const {
+  return run("heed-faults", args, faults);
+}
 
 CliRun Scratch::run(const std::string& program, const std::string& args, const std::string& env) const {
   std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();

@@ -35,6 +35,9 @@ class Scratch {
   std::string folder() const;
   // heed ARGS; `env` ("NAME=value ...") is put before the command.
   CliRun heed(const std::string& args, const std::string& env = "") const;
+  // heed-faults ARGS: heed with the faults of tests/faults/heed_faults.cpp that `faults` names
+  // ("HEED_FAULT_SIGNAL=INT@9 ..."): a signal at a step, a NaN weight, a file replaced mid-read.
+  CliRun heed_with_faults(const std::string& args, const std::string& faults) const;
   // Another program of the build (a chapter's, "tutorial-13"), run the same way.
   CliRun run(const std::string& program, const std::string& args, const std::string& env = "") const;
 

@@ -1,8 +1,9 @@
 // Interrupting and resuming heed train, through the real program: a run stopped by SIGINT,
 // SIGTERM or kill -9 (after a periodic save) and resumed, any number of times, ends with a
 // checkpoint byte-identical to the uninterrupted run's, and prints the same losses for the steps
-// it resumed. The signals are real: HEED_TEST_SIGNAL=NAME@K makes the program send itself
-// NAME at the end of step K (tools/signals.cpp), so the tests can choose the step.
+// it resumed. The signals are real: heed-faults with HEED_FAULT_SIGNAL=NAME@K (heed itself, built
+// for the tests: tests/faults/heed_faults.cpp) sends itself NAME at the end of step K, so the
+// tests can choose the step.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -97,11 +98,11 @@ TEST_SUITE("ch04_resume") {
         if (!last) {
           const Leg& leg = c.legs[i];
           if (leg.every) args += " --checkpoint-every " + std::to_string(leg.every);
-          env = "HEED_TEST_SIGNAL=" + std::string(leg.signal) + "@" + std::to_string(leg.at);
+          env = "HEED_FAULT_SIGNAL=" + std::string(leg.signal) + "@" + std::to_string(leg.at);
         }
         CAPTURE(args);
         CAPTURE(env);
-        CliRun r = s.heed(args, env);
+        CliRun r = s.heed_with_faults(args, env);
         if (i > 0) CHECK(r.out.find("resuming " + f + " at step " + std::to_string(saved_at)) != std::string::npos);
         const int end = last ? steps : c.legs[i].at;
         if (i > 0) want_compared += end - saved_at;
@@ -116,7 +117,7 @@ TEST_SUITE("ch04_resume") {
           const bool is_int = std::string(c.legs[i].signal) == "INT";
           CHECK(r.status == (is_int ? 130 : 143));
           // The hint names the program as invoked and repeats the output flags.
-          const std::string hint = build_dir() + "/heed train --resume " + f +
+          const std::string hint = build_dir() + "/heed-faults train --resume " + f +
                                    (c.legs[i].every ? " --checkpoint-every " + std::to_string(c.legs[i].every) : "");
           CHECK(r.err.find(std::string("heed train: ") + (is_int ? "SIGINT" : "SIGTERM") + " at step " +
                            std::to_string(end) + "/30; saved to " + f + "; resume with: " + hint + "\n") !=
@@ -153,7 +154,7 @@ TEST_SUITE("ch04_resume") {
     const std::string full = s.path("full.st"), f = s.path("f.st");
     REQUIRE(s.heed(run + " --save " + full).status == 0);
     // The second SIGINT arrives after the temporary file is written, before the rename.
-    CliRun a = s.heed(run + " --save " + f, "HEED_TEST_SIGNAL=INT@5 HEED_TEST_SIGNAL_IN_SAVE=1");
+    CliRun a = s.heed_with_faults(run + " --save " + f, "HEED_FAULT_SIGNAL=INT@5 HEED_FAULT_SIGNAL_IN_SAVE=1");
     CHECK(a.status == 130);
     CHECK(count_lines(a.err.substr(a.err.find("heed train: SIGINT"))) == 1);
     REQUIRE(s.heed("train --resume " + f).status == 0);
@@ -161,7 +162,7 @@ TEST_SUITE("ch04_resume") {
 
     // A SIGINT during a periodic save: the save completes and the run stops at that step.
     const std::string g = s.path("g.st");
-    CliRun b = s.heed(run + " --checkpoint-every 5 --save " + g, "HEED_TEST_SIGNAL_IN_SAVE=1");
+    CliRun b = s.heed_with_faults(run + " --checkpoint-every 5 --save " + g, "HEED_FAULT_SIGNAL_IN_SAVE=1");
     CHECK(b.status == 130);
     CHECK(b.err.find("heed train: SIGINT at step 5/12; saved to " + g) != std::string::npos);
     REQUIRE(s.heed("train --resume " + g).status == 0);
@@ -230,7 +231,7 @@ TEST_SUITE("ch04_resume") {
     CHECK(s.heed("eval --load " + without + " --samples 5").status == 0);
     CHECK(s.heed("eval --load " + with + " --samples 5").status == 0);
 
-    CliRun r = s.heed("train " + kSmall + " --steps 20", "HEED_TEST_SIGNAL=INT@4");
+    CliRun r = s.heed_with_faults("train " + kSmall + " --steps 20", "HEED_FAULT_SIGNAL=INT@4");
     CHECK(r.status == 130);
     CHECK(r.err.find("heed train: SIGINT at step 4/20; nothing saved (give --save FILE") != std::string::npos);
   }

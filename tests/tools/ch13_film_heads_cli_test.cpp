@@ -47,10 +47,10 @@ TEST_SUITE("ch13_transformer_heads") {
     Scratch s("film-heads");
     const std::string m = s.path("m.safetensors"), film = s.path("f.html");
     // Stopped half-way (as by Ctrl-C): the hint that resumes the run repeats the choice.
-    CliRun r = s.heed(kRun + " --save " + m + " --film " + film + " --layer 0 --head 2", "HEED_TEST_SIGNAL=INT@300");
+    CliRun r = s.heed_with_faults(kRun + " --save " + m + " --film " + film + " --layer 0 --head 2", "HEED_FAULT_SIGNAL=INT@300");
     INFO(r.out << r.err);
     REQUIRE(r.status == 130);
-    CHECK(r.err.find("resume with: " + build_dir() + "/heed train --resume " + m + " --film " + film +
+    CHECK(r.err.find("resume with: " + build_dir() + "/heed-faults train --resume " + m + " --film " + film +
                      " --watch-every 100 --attention cross --layer 0 --head 2\n") != std::string::npos);
     const std::string half = slurp(film);
     Film earlier = read_film(half);

@@ -152,10 +152,10 @@ TEST_SUITE("ch14_film") {
     Scratch s("decoder-film");
     const std::string m = s.path("m.safetensors"), film = s.path("f.html");
     // Stopped half-way (as by Ctrl-C): the hint repeats the choice of head.
-    CliRun r = s.heed(kRun + " --save " + m + " --film " + film + " --layer 1 --head 0", "HEED_TEST_SIGNAL=INT@100");
+    CliRun r = s.heed_with_faults(kRun + " --save " + m + " --film " + film + " --layer 1 --head 0", "HEED_FAULT_SIGNAL=INT@100");
     INFO(r.out << r.err);
     REQUIRE(r.status == 130);
-    CHECK(r.err.find("resume with: " + build_dir() + "/heed train --resume " + m + " --film " + film +
+    CHECK(r.err.find("resume with: " + build_dir() + "/heed-faults train --resume " + m + " --film " + film +
                      " --watch-every 50 --attention decoder --layer 1 --head 0\n") != std::string::npos);
     const std::string half = slurp(film);
     const Film earlier = read_film(half);

@@ -201,7 +201,7 @@ TEST_SUITE("file_safety") {
   TEST_CASE("train: SIGHUP and a closed pipe end the run with a save it resumes from") {
     Scratch s("hangup");
     const std::string m = s.path("m.safetensors");
-    CliRun r = s.heed("train " + kTiny + " --steps 20 --save " + m, "HEED_TEST_SIGNAL=HUP@7");
+    CliRun r = s.heed_with_faults("train " + kTiny + " --steps 20 --save " + m, "HEED_FAULT_SIGNAL=HUP@7");
     INFO(r.err);
     CHECK(r.status == 129);
     CHECK(r.err.find("heed train: SIGHUP at step 7/20; saved to " + m) != std::string::npos);
@@ -228,7 +228,7 @@ TEST_SUITE("file_safety") {
     fs::copy_file(a, a_copy);
     REQUIRE(s.heed("train --resume " + a_copy + " --steps 8 --save " + ref).status == 0);
     // b is renamed over a after a's header is read and before its tensors are.
-    CliRun r = s.heed("train --resume " + a + " --steps 8 --save " + out, "HEED_TEST_REPLACE_IN_LOAD=" + b);
+    CliRun r = s.heed_with_faults("train --resume " + a + " --steps 8 --save " + out, "HEED_FAULT_REPLACE_IN_LOAD=" + b);
     INFO(r.err);
     CHECK(r.status == 0);
     CHECK(!fs::exists(b));  // the replacement happened
@@ -293,11 +293,11 @@ TEST_SUITE("file_safety") {
   TEST_CASE("resume: the film is continued, the hint repeats the outputs, a finished run and longer runs say so") {
     Scratch s("resume-niceties");
     const std::string m = s.path("m.safetensors"), film = s.path("f.html");
-    CliRun r = s.heed("train " + kTiny + " --steps 40 --watch-every 10 --save " + m + " --film " + film,
-                      "HEED_TEST_SIGNAL=INT@20");
+    CliRun r = s.heed_with_faults("train " + kTiny + " --steps 40 --watch-every 10 --save " + m + " --film " + film,
+                                  "HEED_FAULT_SIGNAL=INT@20");
     INFO(r.out << r.err);
     REQUIRE(r.status == 130);
-    CHECK(r.err.find("resume with: " + build_dir() + "/heed train --resume " + m + " --film " + film +
+    CHECK(r.err.find("resume with: " + build_dir() + "/heed-faults train --resume " + m + " --film " + film +
                      " --watch-every 10\n") != std::string::npos);
     CHECK(slurp(film).find("\"steps\":[0,10,20]") != std::string::npos);
     // Resumed as the hint says: the earlier snapshots are kept, the new ones follow.

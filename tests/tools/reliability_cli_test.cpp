@@ -233,7 +233,7 @@ TEST_SUITE("reliability") {
   TEST_CASE("heed train: a NaN stops the run at the next step with exit status 2, and nothing is saved") {
     Scratch s("bad-input");
     const std::string model = s.path("m.safetensors");
-    CliRun r = s.heed("train --embed 4 --hidden 6 --batch 4 --steps 10 --save " + model, "HEED_TEST_NAN_AFTER_STEP=3");
+    CliRun r = s.heed_with_faults("train --embed 4 --hidden 6 --batch 4 --steps 10 --save " + model, "HEED_FAULT_NAN_AFTER_STEP=3");
     INFO(r.err);
     CHECK(r.status == 2);
     CHECK(r.err.find("heed train: step 4: the loss is nan (not finite); the largest parameter value is nan, in out.bias; "

@@ -300,9 +300,9 @@ TEST_SUITE("ch09_attention_matrices") {
 
   TEST_CASE("heed train --film: a run stopped by an error leaves its film so far") {
     Scratch s("film-nan");
-    CliRun r = s.heed("train --min-len 3 --max-len 5 --embed 8 --hidden 8 --batch 8 --steps 40 --watch-every 5 --film " +
-                          s.path("f.html"),
-                      "HEED_TEST_NAN_AFTER_STEP=15");
+    CliRun r = s.heed_with_faults("train --min-len 3 --max-len 5 --embed 8 --hidden 8 --batch 8 --steps 40 --watch-every 5 "
+                                  "--film " + s.path("f.html"),
+                                  "HEED_FAULT_NAN_AFTER_STEP=15");
     INFO(r.err);
     CHECK(r.status == 2);
     CHECK(r.err.find("heed train: step 16: the loss is nan") != std::string::npos);  // after the progress lines
