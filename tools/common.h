@@ -24,6 +24,7 @@ int cmd_predict(const std::vector<std::string>& argv);
 int cmd_sample(const std::vector<std::string>& argv);
 int cmd_bench(const std::vector<std::string>& argv);
 int cmd_data(const std::vector<std::string>& argv);
+int cmd_trace(const std::vector<std::string>& argv);
 
 // The checkpoint format heed writes and reads ("heed-seq2seq-2"; docs/checkpoints.md).
 extern const char* const kFormat;
