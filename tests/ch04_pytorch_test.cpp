@@ -20,37 +20,16 @@
 #include "nn/checkpoint.h"
 #include "tests/heed_cli.h"
 #include "tests/precision.h"
+#include "tests/tools.h"
 
 using namespace heed;
+using heed::test::python_or_skip;
 
 namespace {
-
-// The first interpreter that imports torch: $HEED_PYTHON, python3, then Debian's own (a
-// python3 of pyenv or a virtualenv first on PATH does not see Debian's packages).
-std::string python_with_torch() {
-  std::vector<std::string> candidates;
-  if (const char* env = std::getenv("HEED_PYTHON")) candidates.push_back(env);
-  candidates.push_back("python3");
-  candidates.push_back("/usr/bin/python3");
-  for (const std::string& py : candidates)
-    if (std::system((py + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0) return py;
-  return "";
-}
 
 struct Config {
   std::string flags, source;
 };
-
-// The interpreter, or "" after saying the test is skipped (a failure when CI requires torch).
-std::string python_or_skip() {
-  const std::string py = python_with_torch();
-  if (py.empty()) {
-    // CI (.ci/run) installs python3-torch and sets HEED_REQUIRE_TORCH: there a skip is a failure.
-    REQUIRE_MESSAGE(std::getenv("HEED_REQUIRE_TORCH") == nullptr, "HEED_REQUIRE_TORCH is set but no python3 imports torch");
-    MESSAGE("skipped: no python3 with torch (apt-get install python3-torch), so the PyTorch loader is not run");
-  }
-  return py;
-}
 
 }  // namespace
 
