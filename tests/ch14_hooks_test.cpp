@@ -19,22 +19,9 @@
 #include "tests/model_fixtures.h"
 
 using namespace heed;
+using heed::test::tiny_decoder;
 
 namespace {
-
-ModelConfig tiny_decoder(bool attention_only, bool norm_first = false) {
-  ModelConfig c;
-  c.model = "decoder";
-  c.src_vocab = c.tgt_vocab = 7;
-  c.embed = 4;
-  c.layers = 2;
-  c.heads = 2;
-  c.ff = 6;
-  c.attention_only = attention_only;
-  c.norm_first = norm_first;
-  c.max_src_len = 6;
-  return c;
-}
 
 bool same_bits(const Tensor& a, const Tensor& b) {
   return a.shape() == b.shape() && std::equal(a.data(), a.data() + a.numel(), b.data());
