@@ -96,64 +96,85 @@ DecoderState Seq2Seq::start(const Batch& batch, std::vector<Var>* encoder_steps)
 }
 
 StepOutput Seq2Seq::step(const std::vector<int64_t>& prev_tokens, DecoderState& st) const {
-  return step(prev_tokens, st, nullptr, {});
-}
-
-Attention Seq2Seq::attend_hooked(const Var& query, const DecoderState& st, Hooks* hooks, const std::string& prefix) const {
-  if (!hooks) return attend(score_->score(query, st.keys), st.values, st.mask);
-  Attention a = attend(hooks->at(prefix + "hook_scores", score_->score(query, st.keys)), st.values, st.mask);
-  a.weights = hooks->at(prefix + "hook_weights", a.weights);
-  // Replaced weights mix the values again: context = sum_j w_j v_j.
-  if (hooks->replaces(prefix + "hook_weights")) a.context = weighted_sum(a.weights, st.values);
-  a.context = hooks->at(prefix + "hook_context", a.context);
-  return a;
-}
-
-StepOutput Seq2Seq::step(const std::vector<int64_t>& prev_tokens, DecoderState& st, Hooks* hooks,
-                         const std::string& prefix) const {
   Var y = tgt_embed_.forward(prev_tokens);  // (B, E)
-  auto state = [&] { st.s.h = hook(hooks, prefix, "hook_state", st.s.h); };  // s_t, (B, H)
   StepOutput o;
   if (kind_ == ModelKind::kPlain) {
     st.s = decoder_->step(y, st.s);
-    state();
     o.out = st.s.h;
   } else if (kind_ == ModelKind::kAdditive) {
-    Attention a = attend_hooked(st.s.h, st, hooks, prefix);  // with s_{t-1}
+    Attention a = attend(score_->score(st.s.h, st.keys), st.values, st.mask);  // with s_{t-1}
     st.s = decoder_->step(concat({y, a.context}, 1), st.s);
-    state();
     o.out = concat({st.s.h, a.context}, 1);
     o.weights = a.weights;
   } else {
     st.s = decoder_->step(config_.input_feeding ? concat({y, st.feed}, 1) : y, st.s);
-    state();
-    Attention a = attend_hooked(st.s.h, st, hooks, prefix);                // with s_t
-    o.out = tanh(combine_->forward(concat({a.context, st.s.h}, 1)));      // h~_t
+    Attention a = attend(score_->score(st.s.h, st.keys), st.values, st.mask);  // with s_t
+    o.out = tanh(combine_->forward(concat({a.context, st.s.h}, 1)));            // h~_t
+    o.weights = a.weights;
+    if (config_.input_feeding) st.feed = o.out;  // the next step's cell reads h~_t
+  }
+  return o;
+}
+
+// step() through the hook points (see run_with_hooks in the header). step() above is the plain
+// version the chapters quote; with nothing replaced the two compute the same bits
+// (tests/ch14_hooks_test.cpp).
+StepOutput Seq2Seq::step_hooked(const std::vector<int64_t>& prev_tokens, DecoderState& st, Hooks& hooks,
+                                const std::string& prefix) const {
+  auto at = [&](const char* name, const Var& x) { return hooks.at(prefix + name, x); };
+  st.s.h = at("hook_state_pre", st.s.h);  // s_{t-1}, (B, H)
+  auto attend_here = [&](const Var& query) {
+    Attention a = attend(at("hook_scores", score_->score(query, st.keys)), st.values, st.mask);
+    a.weights = at("hook_weights", a.weights);
+    // Replaced weights mix the values again: context = sum_j w_j v_j.
+    if (hooks.replaces(prefix + "hook_weights")) a.context = weighted_sum(a.weights, st.values);
+    a.context = at("hook_context", a.context);
+    return a;
+  };
+  Var y = tgt_embed_.forward(prev_tokens);  // (B, E)
+  StepOutput o;
+  if (kind_ == ModelKind::kPlain) {
+    st.s = decoder_->step(y, st.s);
+    o.out = st.s.h;
+  } else if (kind_ == ModelKind::kAdditive) {
+    Attention a = attend_here(st.s.h);  // with s_{t-1}
+    st.s = decoder_->step(concat({y, a.context}, 1), st.s);
+    o.out = concat({st.s.h, a.context}, 1);
+    o.weights = a.weights;
+  } else {
+    st.s = decoder_->step(config_.input_feeding ? concat({y, st.feed}, 1) : y, st.s);
+    Attention a = attend_here(st.s.h);  // with s_t
+    o.out = tanh(combine_->forward(concat({a.context, st.s.h}, 1)));
     o.weights = a.weights;
   }
-  o.out = hook(hooks, prefix, "hook_out", o.out);
+  o.out = at("hook_out", o.out);
   if (config_.input_feeding && is_luong(kind_)) st.feed = o.out;  // the next step's cell reads h~_t
   return o;
 }
 
-Var Seq2Seq::forward(const Batch& batch) const { return forward(batch, nullptr); }
-
-Var Seq2Seq::run_with_hooks(const Batch& batch, Hooks& hooks) const { return hooks.at("logits", forward(batch, &hooks)); }
-
-Var Seq2Seq::forward(const Batch& batch, Hooks* hooks) const {
+Var Seq2Seq::run_with_hooks(const Batch& batch, Hooks& hooks) const {
   const int64_t B = batch.batch, T = batch.tgt_len;
   DecoderState st = start(batch);
-  if (hooks) {
-    st.values = hooks->at("encoder.hook_states", st.values);  // (B, S, D*H)
-    if (score_ && hooks->replaces("encoder.hook_states")) st.keys = score_->prepare(st.values);  // and its keys
-    st.s.h = hooks->at("decoder.hook_state_0", st.s.h);
+  st.values = hooks.at("encoder.hook_states", st.values);  // (B, S, D*H)
+  if (score_ && hooks.replaces("encoder.hook_states")) st.keys = score_->prepare(st.values);  // and its keys
+  std::vector<Var> outs;
+  std::vector<int64_t> prev(B);
+  for (int64_t t = 0; t < T; ++t) {
+    for (int64_t b = 0; b < B; ++b) prev[b] = batch.tgt_in[b * T + t];
+    outs.push_back(step_hooked(prev, st, hooks, "decoder." + std::to_string(t) + ".").out);
   }
+  return hooks.at("logits", out_.forward(stack(outs, 1)));
+}
+
+Var Seq2Seq::forward(const Batch& batch) const {
+  const int64_t B = batch.batch, T = batch.tgt_len;
+  DecoderState st = start(batch);
   std::vector<Var> outs;
   outs.reserve(T);
   std::vector<int64_t> prev(B);
   for (int64_t t = 0; t < T; ++t) {
     for (int64_t b = 0; b < B; ++b) prev[b] = batch.tgt_in[b * T + t];
-    outs.push_back(step(prev, st, hooks, hooks ? "decoder." + std::to_string(t) + "." : std::string()).out);
+    outs.push_back(step(prev, st).out);
   }
   return out_.forward(stack(outs, 1));  // (B, T, V): one product for every step
 }

@@ -64,8 +64,23 @@ Var TransformerEncoderLayer::forward(const Var& x, const Tensor& mask, const Dro
 // The formulas at the top of the header, with the residual stream's hook points between the
 // sublayers: resid_pre, resid_mid, resid_post; and each sublayer's output, attn_out and mlp_out.
 // Pre-norm names its norms' outputs ln1, ln2; post-norm's norms output the stream itself.
-Var TransformerEncoderLayer::forward_with(const Var& x0, const Attend& sa, const Dropout& drop, Hooks* hooks,
+Var TransformerEncoderLayer::forward_with(const Var& x, const Attend& sa, const Dropout& drop, Hooks* hooks,
                                           const std::string& prefix) const {
+  if (hooks) return forward_hooked(x, sa, drop, *hooks, prefix);
+  if (norm_first) {
+    Var h = x + sa(norm1.forward(x));
+    return h + drop.apply(feed_forward(norm2.forward(h), drop));
+  }
+  Var h = norm1.forward(x + sa(x));
+  return norm2.forward(h + drop.apply(feed_forward(h, drop)));
+}
+
+// forward_with's formulas (the plain ones above are what chapter 13 quotes), the same ops in the
+// same order with a hook point at each activation; with nothing replaced, the same bits
+// (tests/ch14_hooks_test.cpp).
+Var TransformerEncoderLayer::forward_hooked(const Var& x0, const Attend& sa, const Dropout& drop, Hooks& hooks_ref,
+                                            const std::string& prefix) const {
+  Hooks* hooks = &hooks_ref;
   auto at = [&](const char* name, const Var& v) { return hook(hooks, prefix, name, v); };
   Var x = at("hook_resid_pre", x0);
   if (norm_first) {

@@ -91,6 +91,10 @@ class TransformerEncoderLayer : public Module {
   Linear linear1, linear2;  // (F, D), (D, F)
   LayerNorm norm1, norm2;
   bool norm_first;
+
+ private:
+  // forward_with through the hook points prefix + hook_resid_pre ... (docs/hooks.md).
+  Var forward_hooked(const Var& x, const Attend& sa, const Dropout& drop, Hooks& hooks, const std::string& prefix) const;
 };
 
 class TransformerDecoderLayer : public Module {
