@@ -26,6 +26,7 @@
 #include "nn/dropout.h"                // Dropout
 #include "nn/embedding.h"              // Embedding: ids (N) or (B, S) to vectors
 #include "nn/encoder.h"                // RecurrentEncoder
+#include "nn/hooks.h"                  // Hooks: activations read or replaced by name
 #include "nn/init.h"                   // PyTorch's initialisers
 #include "nn/layer_norm.h"             // LayerNorm
 #include "nn/linear.h"                 // Linear

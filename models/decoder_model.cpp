@@ -55,32 +55,34 @@ DecoderModel::DecoderModel(const ModelConfig& config, Generator& gen)
   }
 }
 
-Var DecoderModel::embed(const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset) const {
-  return dropout().apply(embed_with_positions("decoder", embed_, pos_.get(), ids, B, L, offset, 1));  // no sqrt(D): see the header
+Var DecoderModel::embed(const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset, Hooks* hooks) const {
+  return dropout().apply(embed_with_positions("decoder", embed_, pos_.get(), ids, B, L, offset, 1, hooks));  // no sqrt(D): see the header
 }
 
-Var DecoderModel::layer(size_t i, const Var& x, const Tensor& mask, Var* weights) const {
+Var DecoderModel::layer(size_t i, const Var& x0, const Tensor& mask, Var* weights, Hooks* hooks) const {
   const Dropout drop = dropout();
-  if (!config_.attention_only) return blocks_[i].forward(x, mask, drop, weights);
+  const std::string prefix = hooks ? "blocks." + std::to_string(i) + "." : std::string();
+  if (!config_.attention_only) return blocks_[i].forward(x0, mask, drop, weights, hooks, prefix);
   // The residual stream plus what this layer's heads write into it (Elhage et al.'s x + sum_h h(x)).
-  AttentionOutput a = attention_[i].forward(x, x, mask, drop);
+  Var x = hook(hooks, prefix, "hook_resid_pre", x0);
+  AttentionOutput a = attention_[i].forward(x, x, mask, drop, hooks, prefix + "attn.");
   if (weights) *weights = a.weights;
-  return x + drop.apply(a.output);
+  return hook(hooks, prefix, "hook_resid_post", x + hook(hooks, prefix, "hook_attn_out", drop.apply(a.output)));
 }
 
 Var DecoderModel::hidden(const std::vector<int64_t>& ids, int64_t B, int64_t T, const std::vector<int64_t>& lengths,
-                         std::vector<Var>* weights) const {
+                         std::vector<Var>* weights, Hooks* hooks) const {
   if (static_cast<int64_t>(ids.size()) != B * T || static_cast<int64_t>(lengths.size()) != B)
     throw Error("decoder: " + std::to_string(ids.size()) + " ids and " + std::to_string(lengths.size()) +
                 " lengths do not make a batch of " + std::to_string(B) + " rows of " + std::to_string(T));
-  Var h = embed(ids, B, T, 0);                                             // (B, T, D)
+  Var h = embed(ids, B, T, 0, hooks);                                      // (B, T, D)
   Tensor mask = key_mask(length_mask(lengths, T, "decoder"), T, true);    // (B, T, T): causal, real keys
   for (size_t i = 0; i < static_cast<size_t>(config_.layers); ++i) {
     Var w;
-    h = layer(i, h, mask, weights ? &w : nullptr);
+    h = layer(i, h, mask, weights ? &w : nullptr, hooks);
     if (weights) weights->push_back(w);
   }
-  return norm_ ? norm_->forward(h) : h;
+  return norm_ ? hook(hooks, "", "ln_final.hook_normalized", norm_->forward(h)) : h;
 }
 
 AttentionMaps DecoderModel::attention_maps(const std::vector<int64_t>&, const std::vector<int64_t>& output) const {
@@ -107,6 +109,10 @@ real DecoderModel::forward_flops(int64_t batch, int64_t src_len, int64_t vocab) 
 
 Var DecoderModel::forward(const Batch& batch) const {
   return out_.forward(hidden(batch.tgt_in, batch.batch, batch.tgt_len, batch.tgt_lengths));  // (B, T, V)
+}
+
+Var DecoderModel::run_with_hooks(const Batch& batch, Hooks& hooks) const {
+  return hooks.at("logits", out_.forward(hidden(batch.tgt_in, batch.batch, batch.tgt_len, batch.tgt_lengths, nullptr, &hooks)));
 }
 
 std::unique_ptr<StepState> DecoderModel::start_decoding(const Batch&) const {

@@ -83,11 +83,15 @@ class DecoderModel : public Model {
 
   // Logits of every position at once, teacher forced: (B, T, V) for the batch's tgt_in.
   Var forward(const Batch& batch) const override;
+  // Hook points (docs/hooks.md): hook_embed, hook_pos_embed, blocks.L.* (TransformerLens's names;
+  // an attention-only layer has hook_resid_pre, attn.*, hook_attn_out, hook_resid_post),
+  // ln_final.hook_normalized (full layers) and logits.
+  Var run_with_hooks(const Batch& batch, Hooks& hooks) const override;
   // The residual stream after the last layer (and final norm), before `out`: ids (B, T) row-major,
   // lengths (B) the real positions of each row (padding after them is never attended to).
   // Each layer's attention weights (B, h, T, T) into *weights when given.
   Var hidden(const std::vector<int64_t>& ids, int64_t B, int64_t T, const std::vector<int64_t>& lengths,
-             std::vector<Var>* weights = nullptr) const;
+             std::vector<Var>* weights = nullptr, Hooks* hooks = nullptr) const;
 
   // No source to read: the state starts empty, and each step appends one position.
   std::unique_ptr<StepState> start_decoding(const Batch& batch) const override;
@@ -116,9 +120,10 @@ class DecoderModel : public Model {
 
  private:
   // ids (B, L) at positions offset .. offset + L - 1 -> embed(ids) + P, dropped: (B, L, D).
-  Var embed(const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset) const;
-  // Layer i over x (B, T, D) with mask (B, T, T); its attention weights into *weights when given.
-  Var layer(size_t i, const Var& x, const Tensor& mask, Var* weights) const;
+  Var embed(const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset, Hooks* hooks = nullptr) const;
+  // Layer i over x (B, T, D) with mask (B, T, T); its attention weights into *weights when given;
+  // through the hook points blocks.i.* when hooks is given.
+  Var layer(size_t i, const Var& x, const Tensor& mask, Var* weights, Hooks* hooks = nullptr) const;
   // Layer i for one new position x (B, 1, D) on the key/value cache: appends x's keys and values
   // to kv (this layer's cache) and returns the layer's output at x, as layer() over all positions
   // so far would. Adds the multiply-adds of its input projections to macs.

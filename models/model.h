@@ -18,6 +18,7 @@
 
 #include "models/config.h"
 #include "models/tasks/tasks.h"
+#include "nn/hooks.h"
 #include "nn/module.h"
 #include "tensor/random.h"
 
@@ -63,6 +64,10 @@ class Model : public Module {
 
   // Logits of every target step, teacher forced: (B, T, V).
   virtual Var forward(const Batch& batch) const = 0;
+  // forward() through the model's named hook points (nn/hooks.h; the names and shapes are in
+  // docs/hooks.md): hooks caches or replaces activations by name. With nothing replaced, the
+  // same logits, bit for bit, as forward().
+  virtual Var run_with_hooks(const Batch& batch, Hooks& hooks) const = 0;
   // Mean cross-entropy over the non-PAD target tokens of the batch, teacher forced.
   Var loss(const Batch& batch) const;
 

@@ -134,6 +134,56 @@ real Seq2Seq::forward_flops(int64_t batch, int64_t src_len, int64_t vocab) const
   return f + 2 * B * T * S * D + 2 * B * T * (D + H) * H + 2 * B * T * H * V;  // context, W_c, out
 }
 
+// step() through the hook points (see run_with_hooks in the header). step() above is the plain
+// version the chapters quote; with nothing replaced the two compute the same bits
+// (tests/models/ch14_hooks_test.cpp).
+StepOutput Seq2Seq::step_hooked(const std::vector<int64_t>& prev_tokens, DecoderState& st, Hooks& hooks,
+                                const std::string& prefix) const {
+  auto at = [&](const char* name, const Var& x) { return hooks.at(prefix + name, x); };
+  st.s.h = at("hook_state_pre", st.s.h);  // s_{t-1}, (B, H)
+  auto attend_here = [&](const Var& query) {
+    Attention a = attend(at("hook_scores", score_->score(query, st.keys)), st.values, st.mask);
+    a.weights = at("hook_weights", a.weights);
+    // Replaced weights mix the values again: context = sum_j w_j v_j.
+    if (hooks.replaces(prefix + "hook_weights")) a.context = weighted_sum(a.weights, st.values);
+    a.context = at("hook_context", a.context);
+    return a;
+  };
+  Var y = tgt_embed_.forward(prev_tokens);  // (B, E)
+  StepOutput o;
+  if (kind_ == ModelKind::kPlain) {
+    st.s = decoder_->step(y, st.s);
+    o.out = st.s.h;
+  } else if (kind_ == ModelKind::kAdditive) {
+    Attention a = attend_here(st.s.h);  // with s_{t-1}
+    st.s = decoder_->step(concat({y, a.context}, 1), st.s);
+    o.out = concat({st.s.h, a.context}, 1);
+    o.weights = a.weights;
+  } else {
+    st.s = decoder_->step(config_.input_feeding ? concat({y, st.feed}, 1) : y, st.s);
+    Attention a = attend_here(st.s.h);  // with s_t
+    o.out = tanh(combine_->forward(concat({a.context, st.s.h}, 1)));
+    o.weights = a.weights;
+  }
+  o.out = at("hook_out", o.out);
+  if (config_.input_feeding && is_luong(kind_)) st.feed = o.out;  // the next step's cell reads h~_t
+  return o;
+}
+
+Var Seq2Seq::run_with_hooks(const Batch& batch, Hooks& hooks) const {
+  const int64_t B = batch.batch, T = batch.tgt_len;
+  DecoderState st = start(batch);
+  st.values = hooks.at("encoder.hook_states", st.values);  // (B, S, D*H)
+  if (score_ && hooks.replaces("encoder.hook_states")) st.keys = score_->prepare(st.values);  // and its keys
+  std::vector<Var> outs;
+  std::vector<int64_t> prev(B);
+  for (int64_t t = 0; t < T; ++t) {
+    for (int64_t b = 0; b < B; ++b) prev[b] = batch.tgt_in[b * T + t];
+    outs.push_back(step_hooked(prev, st, hooks, "decoder." + std::to_string(t) + ".").out);
+  }
+  return hooks.at("logits", out_.forward(stack(outs, 1)));
+}
+
 Var Seq2Seq::forward(const Batch& batch) const {
   const int64_t B = batch.batch, T = batch.tgt_len;
   DecoderState st = start(batch);

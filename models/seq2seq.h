@@ -43,6 +43,11 @@ class Seq2Seq : public Model {
 
   // Logits of every target step, teacher forced: (B, T, V).
   Var forward(const Batch& batch) const override;
+  // Hook points (docs/hooks.md): encoder.hook_states (B, S, D*H), and per target step t:
+  // decoder.t.hook_state_pre (B, H) (s_{t-1}), decoder.t.hook_scores and decoder.t.hook_weights
+  // (B, S), decoder.t.hook_context (B, D*H), decoder.t.hook_out (what W_out reads); logits.
+  // plain has no scores, weights or contexts.
+  Var run_with_hooks(const Batch& batch, Hooks& hooks) const override;
 
   // The pieces, for decoders built step by step (the tutorials), with the recurrent state's
   // fields in view; start_decoding and decode_step are the same for code that holds any Model.
@@ -51,6 +56,7 @@ class Seq2Seq : public Model {
   // direction; see EncoderOutput::steps), to measure the gradient that reaches each.
   DecoderState start(const Batch& batch, std::vector<Var>* encoder_steps) const;
   StepOutput step(const std::vector<int64_t>& prev_tokens, DecoderState& st) const;  // advances st
+
   std::unique_ptr<StepState> start_decoding(const Batch& batch) const override;
   StepOutput decode_step(const std::vector<int64_t>& prev_tokens, StepState& st) const override;
   Var logits(const Var& out) const override { return out_.forward(out); }
@@ -60,6 +66,10 @@ class Seq2Seq : public Model {
   real forward_flops(int64_t batch, int64_t src_len, int64_t vocab) const override;
 
  private:
+  // step() through the hook points prefix + hook_state_pre ... (see run_with_hooks).
+  StepOutput step_hooked(const std::vector<int64_t>& prev_tokens, DecoderState& st, Hooks& hooks,
+                         const std::string& prefix) const;
+
   ModelKind kind_;  // config_.model, resolved once
   Embedding src_embed_, tgt_embed_;
   RecurrentEncoder encoder_;

@@ -23,30 +23,32 @@ void TransformerCore::set_training(bool on, uint64_t seed) {
 }
 
 Var TransformerCore::embed(const Embedding& table, const PositionEmbedding* learned, const std::vector<int64_t>& ids,
-                           int64_t B, int64_t L, int64_t offset) const {
+                           int64_t B, int64_t L, int64_t offset, Hooks* hooks, const std::string& prefix) const {
   const real scale = std::sqrt(static_cast<real>(sizes_.d_model));
-  return dropout().apply(embed_with_positions("transformer", table, learned, ids, B, L, offset, scale));
+  return dropout().apply(embed_with_positions("transformer", table, learned, ids, B, L, offset, scale, hooks, prefix));
 }
 
-Var TransformerCore::encode(const Embedding& src_embed, const Batch& batch, TransformerAttentionMaps* maps) const {
+Var TransformerCore::encode(const Embedding& src_embed, const Batch& batch, TransformerAttentionMaps* maps,
+                            Hooks* hooks) const {
   const int64_t B = batch.batch, S = batch.src_len;
-  Var x = embed(src_embed, src_pos.get(), batch.src, B, S, 0);                      // (B, S, D)
+  Var x = embed(src_embed, src_pos.get(), batch.src, B, S, 0, hooks, "encoder.");   // (B, S, D)
   Tensor mask = key_mask(length_mask(batch.lengths, S, "transformer"), S, false);  // (B, S, S)
   std::vector<Var> w;
-  Var memory = encoder.forward(x, mask, dropout(), maps ? &w : nullptr);
+  Var memory = encoder.forward(x, mask, dropout(), maps ? &w : nullptr, hooks, "encoder.");
   if (maps)
     for (const Var& v : w) maps->encoder.push_back(v.value());
   return memory;
 }
 
 Var TransformerCore::decode(const Embedding& tgt_embed, const Batch& batch, const Var& memory,
-                            TransformerAttentionMaps* maps) const {
+                            TransformerAttentionMaps* maps, Hooks* hooks) const {
   const int64_t B = batch.batch, S = batch.src_len, T = batch.tgt_len;
-  Var y = embed(tgt_embed, tgt_pos.get(), batch.tgt_in, B, T, 0);  // (B, T, D)
+  Var y = embed(tgt_embed, tgt_pos.get(), batch.tgt_in, B, T, 0, hooks);  // (B, T, D)
   Tensor self_mask = key_mask(length_mask(batch.tgt_lengths, T, "transformer"), T, true);  // (B, T, T)
   Tensor cross_mask = key_mask(length_mask(batch.lengths, S, "transformer"), T, false);   // (B, T, S)
   std::vector<Var> sw, cw;
-  Var h = decoder.forward(y, self_mask, memory, cross_mask, dropout(), maps ? &sw : nullptr, maps ? &cw : nullptr);
+  Var h = decoder.forward(y, self_mask, memory, cross_mask, dropout(), maps ? &sw : nullptr, maps ? &cw : nullptr,
+                          hooks);
   if (maps) {
     for (const Var& v : sw) maps->self.push_back(v.value());
     for (const Var& v : cw) maps->cross.push_back(v.value());
@@ -143,6 +145,11 @@ real TransformerSeq2Seq::forward_flops(int64_t batch, int64_t src_len, int64_t v
 
 Var TransformerSeq2Seq::forward(const Batch& batch) const {
   return out_.forward(core_.decode(tgt_embed_, batch, core_.encode(src_embed_, batch)));
+}
+
+Var TransformerSeq2Seq::run_with_hooks(const Batch& batch, Hooks& hooks) const {
+  Var memory = core_.encode(src_embed_, batch, nullptr, &hooks);
+  return hooks.at("logits", out_.forward(core_.decode(tgt_embed_, batch, memory, nullptr, &hooks)));
 }
 
 TransformerAttentionMaps TransformerSeq2Seq::attention_maps(const std::vector<int64_t>& src,

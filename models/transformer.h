@@ -58,10 +58,13 @@ class TransformerCore {
   TransformerCore(const TransformerSizes& sizes, Generator& gen);
 
   // memory (B, S, D) of the batch's sources.
-  Var encode(const Embedding& src_embed, const Batch& batch, TransformerAttentionMaps* maps = nullptr) const;
+  // Through the hook points encoder.* (docs/hooks.md) when hooks is given.
+  Var encode(const Embedding& src_embed, const Batch& batch, TransformerAttentionMaps* maps = nullptr,
+             Hooks* hooks = nullptr) const;
   // The decoder's outputs (B, T, D) for the teacher-forced inputs BOS y_1 .. y_L.
+  // Through the decoder's hook points (hook_embed, blocks.L.*, ln_final.*) when hooks is given.
   Var decode(const Embedding& tgt_embed, const Batch& batch, const Var& memory,
-             TransformerAttentionMaps* maps = nullptr) const;
+             TransformerAttentionMaps* maps = nullptr, Hooks* hooks = nullptr) const;
 
   // Step-by-step decoding: start encodes the sources (the mask, and each layer's cache holding the
   // memory's keys and values); step embeds
@@ -84,7 +87,7 @@ class TransformerCore {
  private:
   // ids (B, L) -> table(ids) sqrt(D) + positions offset .. offset + L - 1, dropped: (B, L, D).
   Var embed(const Embedding& table, const PositionEmbedding* learned, const std::vector<int64_t>& ids, int64_t B,
-            int64_t L, int64_t offset) const;
+            int64_t L, int64_t offset, Hooks* hooks = nullptr, const std::string& prefix = {}) const;
   Dropout dropout() const { return {sizes_.dropout, training_ ? &dropout_gen_ : nullptr}; }
 
   TransformerSizes sizes_;
@@ -102,6 +105,10 @@ class TransformerSeq2Seq : public Model {
 
   // Every target position at once, teacher forced: no loop over time. (B, T, V).
   Var forward(const Batch& batch) const override;
+  // Hook points (docs/hooks.md): the encoder's under "encoder." (encoder.hook_embed,
+  // encoder.blocks.L.*, encoder.ln_final.hook_normalized), the decoder's with TransformerLens's
+  // names unprefixed (hook_embed, blocks.L.*, blocks.L.cross_attn.*, ln_final.hook_normalized), logits.
+  Var run_with_hooks(const Batch& batch, Hooks& hooks) const override;
   TransformerState start(const Batch& batch) const { return core_.start(src_embed_, batch); }
   StepOutput step(const std::vector<int64_t>& prev_tokens, TransformerState& st) const {
     return core_.step(tgt_embed_, prev_tokens, st);

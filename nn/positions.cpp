@@ -39,7 +39,8 @@ Var PositionEmbedding::forward(int64_t S) const {
 }
 
 Var embed_with_positions(const std::string& who, const Embedding& table, const PositionEmbedding* learned,
-                         const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset, real scale) {
+                         const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset, real scale,
+                         Hooks* hooks, const std::string& prefix) {
   const int64_t D = table.weight.shape()[1];
   Var e = reshape(table.forward(ids), {B, L, D});  // (B, L, D)
   if (scale != 1) e = e * scale;
@@ -53,7 +54,8 @@ Var embed_with_positions(const std::string& who, const Embedding& table, const P
     Tensor P = sinusoidal_positions(offset + L, D);
     p = Var(Tensor({L, D}, std::vector<real>(P.data() + offset * D, P.data() + (offset + L) * D)));
   }
-  return e + p;
+  e = hook(hooks, prefix, "hook_embed", e);  // before the positions: a hook sees them in this order
+  return e + hook(hooks, prefix, "hook_pos_embed", p);
 }
 
 }  // namespace heed

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nn/embedding.h"
+#include "nn/hooks.h"
 #include "nn/module.h"
 #include "tensor/random.h"
 
@@ -38,8 +39,10 @@ class PositionEmbedding : public Module {
 // offset + L - 1 -> table(ids) scale + P[offset .. offset + L - 1] (B, L, D), P the rows of
 // `learned` when given, else sinusoidal_positions. scale: sqrt(D) in Vaswani et al.'s
 // encoder-decoder, 1 (no multiply) in GPT's decoder-only model. heed::Error naming `who` when a
-// position is beyond the learned table's rows.
+// position is beyond the learned table's rows. Hook points prefix + hook_embed (table(ids) scale,
+// (B, L, D)) and prefix + hook_pos_embed (the positions, (L, D)) when hooks is given.
 Var embed_with_positions(const std::string& who, const Embedding& table, const PositionEmbedding* learned,
-                         const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset, real scale);
+                         const std::vector<int64_t>& ids, int64_t B, int64_t L, int64_t offset, real scale,
+                         Hooks* hooks = nullptr, const std::string& prefix = {});
 
 }  // namespace heed

@@ -84,25 +84,6 @@ int64_t checked_embed(const std::string& layer, int64_t embed, int64_t heads) {
   return embed;
 }
 
-namespace {
-
-// out (B, T, D) with exactly 0, and no gradient, at every query whose row of mask (B, T, S) allows
-// no key: its weights are all zero, so it would otherwise output out_proj's bias.
-Var zero_unattended(const Var& out, const Tensor& mask) {
-  const int64_t B = mask.shape()[0], T = mask.shape()[1], S = mask.shape()[2];
-  Tensor attends = Tensor::zeros({B, T, 1});  // (B, T, 1), broadcast over D
-  bool any_empty = false;
-  for (int64_t r = 0; r < B * T; ++r) {
-    const real* row = mask.data() + r * S;
-    attends[r] = std::any_of(row, row + S, [](real m) { return m != 0; });
-    any_empty = any_empty || attends[r] == 0;
-  }
-  if (!any_empty) return out;  // every query attends: nothing to zero
-  return where(attends, out, Var(Tensor::zeros(out.shape())));
-}
-
-}  // namespace
-
 AttentionOutput multi_head_attention(const std::string& layer, const Var& query, const Var& kv, const Tensor& mask,
                                      const AttentionProjections& in, const Linear& out_proj, int64_t heads,
                                      const Dropout& drop) {
@@ -116,6 +97,28 @@ AttentionOutput multi_head_attention(const std::string& layer, const Var& query,
   Var q = project_queries(query, in, heads);                // (B h, T, d_k), made first: see the header
   KeysValues projected = project_keys_values(kv, in, heads);  // (B h, S, d_k) each
   return attend_projected(layer, q, projected, mask, out_proj, heads, drop);
+}
+
+Var zero_unattended(const Var& out, const Tensor& mask) {
+  const int64_t B = mask.shape()[0], T = mask.shape()[1], S = mask.shape()[2];
+  Tensor attends = Tensor::zeros({B, T, 1});  // (B, T, 1), broadcast over D
+  bool any_empty = false;
+  for (int64_t r = 0; r < B * T; ++r) {
+    const real* row = mask.data() + r * S;
+    attends[r] = std::any_of(row, row + S, [](real m) { return m != 0; });
+    any_empty = any_empty || attends[r] == 0;
+  }
+  if (!any_empty) return out;  // every query attends: nothing to zero
+  return where(attends, out, Var(Tensor::zeros(out.shape())));
+}
+
+Tensor per_head_mask(const Tensor& mask, int64_t heads) {
+  const int64_t B = mask.shape()[0], T = mask.shape()[1], S = mask.shape()[2];
+  Tensor head_mask = Tensor::empty({B * heads, T, S});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < heads; ++i)
+      std::copy(mask.data() + b * T * S, mask.data() + (b + 1) * T * S, head_mask.data() + (b * heads + i) * T * S);
+  return head_mask;
 }
 
 Var project_queries(const Var& query, const AttentionProjections& in, int64_t heads) {
@@ -146,11 +149,7 @@ AttentionOutput attend_projected(const std::string& layer, const Var& q, const K
   const int64_t B = qs[0] / heads, T = qs[1], S = ks[1];
   const Var &k = kv.keys, &v = kv.values;  // (B h, S, d_k)
   // Every head of sequence b uses sequence b's mask: (B, T, S) -> (B h, T, S).
-  Tensor head_mask = Tensor::empty({B * heads, T, S});
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t i = 0; i < heads; ++i)
-      std::copy(mask.data() + b * T * S, mask.data() + (b + 1) * T * S, head_mask.data() + (b * heads + i) * T * S);
-  AttentionOutput a = scaled_dot_product_attention(q, k, v, head_mask, drop);  // (B h, T, d_k), (B h, T, S)
+  AttentionOutput a = scaled_dot_product_attention(q, k, v, per_head_mask(mask, heads), drop);  // (B h, T, d_k), (B h, T, S)
   Var out = out_proj.forward(merge_heads(a.output, heads));                    // (B, T, D)
   return {zero_unattended(out, mask), reshape(a.weights, {B, heads, T, S})};
 }

@@ -109,6 +109,13 @@ KeysValues project_keys_values(const Var& kv, const AttentionProjections& in, in
 AttentionOutput attend_projected(const std::string& layer, const Var& q, const KeysValues& kv, const Tensor& mask,
                                  const Linear& out_proj, int64_t heads, const Dropout& drop = {});
 
+// attend_projected's two pieces around the attention, for a caller that opens it up (the hook
+// points of nn/transformer_attention.h): every head of sequence b gets sequence b's mask, (B, T, S)
+// -> (B h, T, S); and out (B, T, D) with exactly 0, and no gradient, at every query whose row of
+// mask (B, T, S) allows no key (its weights are all zero, so it would otherwise be out_proj's bias).
+Tensor per_head_mask(const Tensor& mask, int64_t heads);
+Var zero_unattended(const Var& out, const Tensor& mask);
+
 // Chapter 12's layers. Parameters as nn.MultiheadAttention's when its q, k, v weights are kept
 // separate: q_proj, k_proj, v_proj, out_proj, each a Linear (D, D), with biases when `bias` (the
 // default, as PyTorch). Initialisation as PyTorch's _reset_parameters: W_q, W_k, W_v are drawn (in

@@ -30,6 +30,45 @@ AttentionOutput TransformerAttention::forward(const Var& query, const Var& kv, c
   return multi_head_attention("TransformerAttention", query, kv, mask, projections(), out_proj, heads_, drop);
 }
 
+AttentionOutput TransformerAttention::forward(const Var& query, const Var& kv, const Tensor& mask, const Dropout& drop,
+                                              Hooks* hooks, const std::string& prefix) const {
+  if (!hooks) return forward(query, kv, mask, drop);
+  // multi_head_attention's three steps, opened at each named activation. (B h, L, d_k) is
+  // (B, h, L, d_k) in memory, so a hook sees heads as an axis of their own at no cost.
+  const int64_t D = embed(), h = heads_, dk = D / h;
+  const Shape &qs = query.shape(), &ks = kv.shape();
+  if (qs.size() != 3 || ks.size() != 3 || qs[2] != D || ks[2] != D || ks[0] != qs[0] ||
+      mask.shape() != Shape{qs[0], qs[1], ks[1]})
+    return forward(query, kv, mask, drop);  // its shape error
+  const int64_t B = qs[0], T = qs[1], S = ks[1];
+  auto at = [&](const char* name, const Var& x, const Shape& shown) {  // x as `shown` through the hook, and back
+    const Shape own = x.shape();
+    return reshape(hooks->at(prefix + name, reshape(x, shown)), own);
+  };
+  Var q = at("hook_q", project_queries(query, projections(), h), {B, h, T, dk});  // made first: see multi_head_attention
+  KeysValues p = project_keys_values(kv, projections(), h);
+  p.keys = at("hook_k", p.keys, {B, h, S, dk});
+  p.values = at("hook_v", p.values, {B, h, S, dk});
+  AttentionOutput a = scaled_dot_product_attention(q, p.keys, p.values, per_head_mask(mask, h), drop);
+  Var pattern = at("hook_pattern", a.weights, {B, h, T, S});
+  // A replaced pattern mixes the values again; an unchanged one keeps the product already made.
+  Var z = hooks->replaces(prefix + "hook_pattern") ? matmul(drop.apply(pattern), p.values) : a.output;
+  z = at("hook_z", z, {B, h, T, dk});
+  Var out = out_proj.forward(merge_heads(z, h));  // (B, T, D)
+  if (hooks->wants(prefix + "hook_result")) {
+    // result_i = z_i W_O[:, i d_k .. (i+1) d_k]^T (B, T, D): what head i writes, the bias apart.
+    Var z4 = reshape(z, {B, h, T, dk});
+    std::vector<Var> parts;
+    for (int64_t i = 0; i < h; ++i) {
+      Var zi = reshape(slice(z4, 1, i, i + 1), {B, T, dk});
+      parts.push_back(reshape(linear(zi, slice(out_proj.weight, 1, i * dk, (i + 1) * dk), Var()), {B, 1, T, D}));
+    }
+    Var result = hooks->at(prefix + "hook_result", concat(parts, 1));  // (B, h, T, D)
+    if (hooks->replaces(prefix + "hook_result")) out = sum(result, 1) + out_proj.bias;
+  }
+  return {zero_unattended(out, mask), reshape(pattern, {B, h, T, S})};
+}
+
 KeysValues TransformerAttention::keys_values(const Var& kv) const {
   const int64_t D = embed();
   const Shape& s = kv.shape();

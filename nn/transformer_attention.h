@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "nn/dropout.h"
+#include "nn/hooks.h"
 #include "nn/linear.h"
 #include "nn/module.h"
 #include "nn/self_attention.h"
@@ -39,6 +40,12 @@ class TransformerAttention : public Module {
   // multi_head_attention: a query whose mask row is empty outputs exactly 0. `drop` applies to
   // the attention weights (PyTorch's dropout inside the attention).
   AttentionOutput forward(const Var& query, const Var& kv, const Tensor& mask, const Dropout& drop = {}) const;
+  // The same through the hook points prefix + hook_q, hook_k, hook_v (B, h, ., d_k), hook_pattern
+  // (B, h, T, S), hook_z (B, h, T, d_k) and hook_result (B, h, T, D), head i's share of the output
+  // before b_o (computed only when hooks wants it; when a hook replaces it, the output is the sum
+  // of the results plus b_o). With nothing replaced, the same bits as forward().
+  AttentionOutput forward(const Var& query, const Var& kv, const Tensor& mask, const Dropout& drop, Hooks* hooks,
+                          const std::string& prefix) const;
 
   // Each head's keys and values of the positions kv (B, S, D): project_keys_values with W_k, b_k,
   // W_v, b_v, (B h, S, d_k) each.

@@ -19,8 +19,10 @@ const LayerSizes& checked(const LayerSizes& s) {
 // nn.Linear's U(+-1/sqrt(in))).
 void xavier(Linear& lin, Generator& gen) { lin.weight.value() = xavier_uniform(lin.weight.shape(), gen); }
 
-Var feed_forward(const Linear& linear1, const Linear& linear2, const Var& x, const Dropout& drop) {
-  return linear2.forward(drop.apply(relu(linear1.forward(x))));  // (..., D) -> (..., F) -> (..., D)
+Var feed_forward(const Linear& linear1, const Linear& linear2, const Var& x, const Dropout& drop, Hooks* hooks,
+                 const std::string& prefix) {
+  Var pre = hook(hooks, prefix, "mlp.hook_pre", linear1.forward(x));  // (..., D) -> (..., F)
+  return linear2.forward(drop.apply(hook(hooks, prefix, "mlp.hook_post", relu(pre))));  // -> (..., D)
 }
 
 }  // namespace
@@ -41,29 +43,54 @@ TransformerEncoderLayer::TransformerEncoderLayer(const LayerSizes& s, Generator&
   xavier(linear2, gen);
 }
 
-Var TransformerEncoderLayer::feed_forward(const Var& x, const Dropout& drop) const {
-  return heed::feed_forward(linear1, linear2, x, drop);
+Var TransformerEncoderLayer::feed_forward(const Var& x, const Dropout& drop, Hooks* hooks,
+                                          const std::string& prefix) const {
+  return heed::feed_forward(linear1, linear2, x, drop, hooks, prefix);
 }
 
-Var TransformerEncoderLayer::forward(const Var& x, const Tensor& mask, const Dropout& drop, Var* weights) const {
+Var TransformerEncoderLayer::forward(const Var& x, const Tensor& mask, const Dropout& drop, Var* weights, Hooks* hooks,
+                                     const std::string& prefix) const {
   // Self-attention with queries `in` over keys and values that are `in` itself.
   return forward_with(
       x,
       [&](const Var& in) {
-        AttentionOutput a = self_attn.forward(in, in, mask, drop);
+        AttentionOutput a = self_attn.forward(in, in, mask, drop, hooks, prefix + "attn.");
         if (weights) *weights = a.weights;
         return drop.apply(a.output);
       },
-      drop);
+      drop, hooks, prefix);
 }
 
-Var TransformerEncoderLayer::forward_with(const Var& x, const Attend& sa, const Dropout& drop) const {
+// The formulas at the top of the header, with the residual stream's hook points between the
+// sublayers: resid_pre, resid_mid, resid_post; and each sublayer's output, attn_out and mlp_out.
+// Pre-norm names its norms' outputs ln1, ln2; post-norm's norms output the stream itself.
+Var TransformerEncoderLayer::forward_with(const Var& x, const Attend& sa, const Dropout& drop, Hooks* hooks,
+                                          const std::string& prefix) const {
+  if (hooks) return forward_hooked(x, sa, drop, *hooks, prefix);
   if (norm_first) {
     Var h = x + sa(norm1.forward(x));
     return h + drop.apply(feed_forward(norm2.forward(h), drop));
   }
   Var h = norm1.forward(x + sa(x));
   return norm2.forward(h + drop.apply(feed_forward(h, drop)));
+}
+
+// forward_with's formulas (the plain ones above are what chapter 13 quotes), the same ops in the
+// same order with a hook point at each activation; with nothing replaced, the same bits
+// (tests/models/ch14_hooks_test.cpp).
+Var TransformerEncoderLayer::forward_hooked(const Var& x0, const Attend& sa, const Dropout& drop, Hooks& hooks_ref,
+                                            const std::string& prefix) const {
+  Hooks* hooks = &hooks_ref;
+  auto at = [&](const char* name, const Var& v) { return hook(hooks, prefix, name, v); };
+  Var x = at("hook_resid_pre", x0);
+  if (norm_first) {
+    Var h = at("hook_resid_mid", x + at("hook_attn_out", sa(at("ln1.hook_normalized", norm1.forward(x)))));
+    Var ff = feed_forward(at("ln2.hook_normalized", norm2.forward(h)), drop, hooks, prefix);
+    return at("hook_resid_post", h + at("hook_mlp_out", drop.apply(ff)));
+  }
+  Var h = at("hook_resid_mid", norm1.forward(x + at("hook_attn_out", sa(x))));
+  Var ff = feed_forward(h, drop, hooks, prefix);
+  return at("hook_resid_post", norm2.forward(h + at("hook_mlp_out", drop.apply(ff))));
 }
 
 TransformerDecoderLayer::TransformerDecoderLayer(const LayerSizes& s, Generator& gen)
@@ -86,37 +113,46 @@ TransformerDecoderLayer::TransformerDecoderLayer(const LayerSizes& s, Generator&
   xavier(linear2, gen);
 }
 
-Var TransformerDecoderLayer::feed_forward(const Var& x, const Dropout& drop) const {
-  return heed::feed_forward(linear1, linear2, x, drop);
+Var TransformerDecoderLayer::feed_forward(const Var& x, const Dropout& drop, Hooks* hooks,
+                                          const std::string& prefix) const {
+  return heed::feed_forward(linear1, linear2, x, drop, hooks, prefix);
 }
 
 Var TransformerDecoderLayer::forward(const Var& x, const Tensor& self_mask, const Var& memory,
-                                     const Tensor& cross_mask, const Dropout& drop, Var* self_w,
-                                     Var* cross_w) const {
+                                     const Tensor& cross_mask, const Dropout& drop, Var* self_w, Var* cross_w,
+                                     Hooks* hooks, const std::string& prefix) const {
   // Self-attention with queries `in` over keys and values that are `in` itself; cross-attention
   // with queries `in` over the memory.
   auto sa = [&](const Var& in) {
-    AttentionOutput a = self_attn.forward(in, in, self_mask, drop);
+    AttentionOutput a = self_attn.forward(in, in, self_mask, drop, hooks, prefix + "attn.");
     if (self_w) *self_w = a.weights;
     return drop.apply(a.output);
   };
   auto ca = [&](const Var& in) {
-    AttentionOutput a = multihead_attn.forward(in, memory, cross_mask, drop);
+    AttentionOutput a = multihead_attn.forward(in, memory, cross_mask, drop, hooks, prefix + "cross_attn.");
     if (cross_w) *cross_w = a.weights;
     return drop.apply(a.output);
   };
-  return forward_with(x, sa, ca, drop);
+  return forward_with(x, sa, ca, drop, hooks, prefix);
 }
 
-Var TransformerDecoderLayer::forward_with(const Var& x, const Attend& sa, const Attend& ca, const Dropout& drop) const {
+// As the encoder layer's, with the cross-attention's sublayer between: its output is
+// hook_cross_attn_out and the stream after it hook_resid_mid_cross (pre-norm: its norm ln2, the
+// feed-forward's ln3).
+Var TransformerDecoderLayer::forward_with(const Var& x0, const Attend& sa, const Attend& ca, const Dropout& drop,
+                                          Hooks* hooks, const std::string& prefix) const {
+  auto at = [&](const char* name, const Var& v) { return hook(hooks, prefix, name, v); };
+  Var x = at("hook_resid_pre", x0);
   if (norm_first) {
-    Var h = x + sa(norm1.forward(x));
-    h = h + ca(norm2.forward(h));
-    return h + drop.apply(feed_forward(norm3.forward(h), drop));
+    Var h = at("hook_resid_mid", x + at("hook_attn_out", sa(at("ln1.hook_normalized", norm1.forward(x)))));
+    h = at("hook_resid_mid_cross", h + at("hook_cross_attn_out", ca(at("ln2.hook_normalized", norm2.forward(h)))));
+    Var ff = feed_forward(at("ln3.hook_normalized", norm3.forward(h)), drop, hooks, prefix);
+    return at("hook_resid_post", h + at("hook_mlp_out", drop.apply(ff)));
   }
-  Var h = norm1.forward(x + sa(x));
-  h = norm2.forward(h + ca(h));
-  return norm3.forward(h + drop.apply(feed_forward(h, drop)));
+  Var h = at("hook_resid_mid", norm1.forward(x + at("hook_attn_out", sa(x))));
+  h = at("hook_resid_mid_cross", norm2.forward(h + at("hook_cross_attn_out", ca(h))));
+  Var ff = feed_forward(h, drop, hooks, prefix);
+  return at("hook_resid_post", norm3.forward(h + at("hook_mlp_out", drop.apply(ff))));
 }
 
 TransformerEncoder::TransformerEncoder(int64_t num_layers, const LayerSizes& sizes, Generator& gen)
@@ -127,15 +163,16 @@ TransformerEncoder::TransformerEncoder(int64_t num_layers, const LayerSizes& siz
   register_module("norm", norm);
 }
 
-Var TransformerEncoder::forward(const Var& x, const Tensor& mask, const Dropout& drop,
-                                std::vector<Var>* weights) const {
+Var TransformerEncoder::forward(const Var& x, const Tensor& mask, const Dropout& drop, std::vector<Var>* weights,
+                                Hooks* hooks, const std::string& prefix) const {
   Var h = x;
   for (size_t i = 0; i < layers.size(); ++i) {
     Var w;
-    h = layers[i].forward(h, mask, drop, weights ? &w : nullptr);
+    h = layers[i].forward(h, mask, drop, weights ? &w : nullptr, hooks,
+                          hooks ? prefix + "blocks." + std::to_string(i) + "." : std::string());
     if (weights) weights->push_back(w);
   }
-  return norm.forward(h);
+  return hook(hooks, prefix, "ln_final.hook_normalized", norm.forward(h));
 }
 
 TransformerDecoder::TransformerDecoder(int64_t num_layers, const LayerSizes& sizes, Generator& gen)
@@ -147,15 +184,17 @@ TransformerDecoder::TransformerDecoder(int64_t num_layers, const LayerSizes& siz
 }
 
 Var TransformerDecoder::forward(const Var& x, const Tensor& self_mask, const Var& memory, const Tensor& cross_mask,
-                                const Dropout& drop, std::vector<Var>* self_w, std::vector<Var>* cross_w) const {
+                                const Dropout& drop, std::vector<Var>* self_w, std::vector<Var>* cross_w, Hooks* hooks,
+                                const std::string& prefix) const {
   Var h = x;
   for (size_t i = 0; i < layers.size(); ++i) {
     Var sw, cw;
-    h = layers[i].forward(h, self_mask, memory, cross_mask, drop, self_w ? &sw : nullptr, cross_w ? &cw : nullptr);
+    h = layers[i].forward(h, self_mask, memory, cross_mask, drop, self_w ? &sw : nullptr, cross_w ? &cw : nullptr, hooks,
+                          hooks ? prefix + "blocks." + std::to_string(i) + "." : std::string());
     if (self_w) self_w->push_back(sw);
     if (cross_w) cross_w->push_back(cw);
   }
-  return norm.forward(h);
+  return hook(hooks, prefix, "ln_final.hook_normalized", norm.forward(h));
 }
 
 std::vector<LayerCache> TransformerDecoder::start(const Var& memory) const {

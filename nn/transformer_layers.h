@@ -76,17 +76,25 @@ class TransformerEncoderLayer : public Module {
   TransformerEncoderLayer(const LayerSizes& sizes, Generator& gen);
 
   // x (B, S, D), mask (B, S, S) -> (B, S, D); the attention weights (B, h, S, S) into *weights.
-  Var forward(const Var& x, const Tensor& mask, const Dropout& drop = {}, Var* weights = nullptr) const;
+  // Through hook points named prefix + hook_resid_pre ... (docs/hooks.md) when hooks is given.
+  Var forward(const Var& x, const Tensor& mask, const Dropout& drop = {}, Var* weights = nullptr,
+              Hooks* hooks = nullptr, const std::string& prefix = {}) const;
   // The layer's formula around another self-attention (see Attend): forward(x, mask) passes
   // self_attn over `in` itself; a decoder-only model decoding one position at a time passes
   // self_attn.step on its cache (models/decoder_model.cpp).
-  Var forward_with(const Var& x, const Attend& sa, const Dropout& drop = {}) const;
-  Var feed_forward(const Var& x, const Dropout& drop = {}) const;  // (..., D) -> (..., D)
+  Var forward_with(const Var& x, const Attend& sa, const Dropout& drop = {}, Hooks* hooks = nullptr,
+                   const std::string& prefix = {}) const;
+  // (..., D) -> (..., D); hook points prefix + mlp.hook_pre (..., F), mlp.hook_post (..., F).
+  Var feed_forward(const Var& x, const Dropout& drop = {}, Hooks* hooks = nullptr, const std::string& prefix = {}) const;
 
   TransformerAttention self_attn;
   Linear linear1, linear2;  // (F, D), (D, F)
   LayerNorm norm1, norm2;
   bool norm_first;
+
+ private:
+  // forward_with through the hook points prefix + hook_resid_pre ... (docs/hooks.md).
+  Var forward_hooked(const Var& x, const Attend& sa, const Dropout& drop, Hooks& hooks, const std::string& prefix) const;
 };
 
 class TransformerDecoderLayer : public Module {
@@ -96,12 +104,14 @@ class TransformerDecoderLayer : public Module {
   // x (B, T, D), self_mask (B, T, T), memory (B, S, D), cross_mask (B, T, S) -> (B, T, D). The
   // weights of self- and cross-attention, (B, h, T, T) and (B, h, T, S), into *self_w and *cross_w.
   Var forward(const Var& x, const Tensor& self_mask, const Var& memory, const Tensor& cross_mask,
-              const Dropout& drop = {}, Var* self_w = nullptr, Var* cross_w = nullptr) const;
+              const Dropout& drop = {}, Var* self_w = nullptr, Var* cross_w = nullptr, Hooks* hooks = nullptr,
+              const std::string& prefix = {}) const;
   // The layer's formula around another self-attention sa and cross-attention ca (see Attend):
   // forward() passes attention over x and over the memory; TransformerDecoder::step passes
   // attention over the layer's cache.
-  Var forward_with(const Var& x, const Attend& sa, const Attend& ca, const Dropout& drop = {}) const;
-  Var feed_forward(const Var& x, const Dropout& drop = {}) const;
+  Var forward_with(const Var& x, const Attend& sa, const Attend& ca, const Dropout& drop = {}, Hooks* hooks = nullptr,
+                   const std::string& prefix = {}) const;
+  Var feed_forward(const Var& x, const Dropout& drop = {}, Hooks* hooks = nullptr, const std::string& prefix = {}) const;
 
   TransformerAttention self_attn, multihead_attn;  // multihead_attn: the cross-attention
   Linear linear1, linear2;
@@ -115,7 +125,9 @@ class TransformerEncoder : public Module {
   TransformerEncoder(int64_t num_layers, const LayerSizes& sizes, Generator& gen);
 
   // x (B, S, D), mask (B, S, S) -> norm(layers(x)) (B, S, D); each layer's weights into *weights.
-  Var forward(const Var& x, const Tensor& mask, const Dropout& drop = {}, std::vector<Var>* weights = nullptr) const;
+  // Hook points prefix + blocks.L.* per layer and prefix + ln_final.hook_normalized.
+  Var forward(const Var& x, const Tensor& mask, const Dropout& drop = {}, std::vector<Var>* weights = nullptr,
+              Hooks* hooks = nullptr, const std::string& prefix = {}) const;
 
   LayerList<TransformerEncoderLayer> layers;
   LayerNorm norm;
@@ -128,7 +140,8 @@ class TransformerDecoder : public Module {
   // Teacher forced: x (B, T, D), self_mask (B, T, T) (causal), memory (B, S, D), cross_mask
   // (B, T, S) -> (B, T, D). Each layer's weights into *self_w and *cross_w when given.
   Var forward(const Var& x, const Tensor& self_mask, const Var& memory, const Tensor& cross_mask,
-              const Dropout& drop = {}, std::vector<Var>* self_w = nullptr, std::vector<Var>* cross_w = nullptr) const;
+              const Dropout& drop = {}, std::vector<Var>* self_w = nullptr, std::vector<Var>* cross_w = nullptr,
+              Hooks* hooks = nullptr, const std::string& prefix = {}) const;
 
   // Step-by-step decoding. start: a cache per layer, holding the keys and values of memory
   // (B, S, D) for its cross-attention, projected here once. step: one new position x (B, 1, D)

@@ -25,6 +25,7 @@ int cmd_predict(const std::vector<std::string>& argv);
 int cmd_sample(const std::vector<std::string>& argv);
 int cmd_bench(const std::vector<std::string>& argv);
 int cmd_data(const std::vector<std::string>& argv);
+int cmd_trace(const std::vector<std::string>& argv);
 
 // What a program built on heed's commands may watch in the runs they make (heed itself watches
 // nothing; tests/faults/heed_faults.cpp stops a run at a chosen point with it, as a user's Ctrl-C

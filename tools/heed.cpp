@@ -65,6 +65,7 @@ const char* kUsage =
     "  eval     accuracy by source length of a saved model   heed eval --load m.safetensors --lengths 5,10,20\n"
     "  predict  decode one source and show the attention     heed predict --load m.safetensors \"3 1 4 1 5\"\n"
     "  sample   continue a prompt with a decoder-only model  heed sample --load m.safetensors --prompt \"3 1\"\n"
+    "  trace    log-probabilities and activations by name    heed trace --load m.safetensors --tokens \"3 1 4\"\n"
     "  bench    time one training step                       heed bench --model additive\n"
     "  data     write a built-in task as a file of pairs     heed data --task translate --out pairs.tsv\n"
     "\n"
@@ -111,6 +112,7 @@ int main(int argc, char** argv) {
     if (command == "sample") return heed::cmd_sample(args);
     if (command == "bench") return heed::cmd_bench(args);
     if (command == "data") return heed::cmd_data(args);
+    if (command == "trace") return heed::cmd_trace(args);
     std::fprintf(stderr, "heed: unknown command '%s' (choose train, eval, predict or bench; see heed --help)\n",
                  command.c_str());
     return 2;

@@ -25,24 +25,9 @@
 #include "tests/support/precision.h"
 
 using namespace heed;
+using heed::test::tiny_decoder;
 
 namespace {
-
-// 2 layers of D 4 with 2 heads over 7 tokens (4 symbols and the specials), positions up to 6.
-ModelConfig tiny_decoder(bool attention_only, bool norm_first = false, const std::string& positions = "sinusoidal") {
-  ModelConfig c;
-  c.model = "decoder";
-  c.src_vocab = c.tgt_vocab = 7;
-  c.embed = 4;
-  c.layers = 2;
-  c.heads = 2;
-  c.ff = 6;
-  c.attention_only = attention_only;
-  c.norm_first = norm_first;
-  c.positions = positions;
-  c.max_src_len = 6;
-  return c;
-}
 
 // The three kinds of layer the model has, with both kinds of position between them.
 struct Variant {

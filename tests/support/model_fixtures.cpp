@@ -27,6 +27,13 @@ ModelConfig tiny_transformer(bool norm_first, const std::string& positions) {
   return c;
 }
 
+ModelConfig tiny_decoder(bool attention_only, bool norm_first, const std::string& positions) {
+  ModelConfig c = tiny_transformer(norm_first, positions);
+  c.model = "decoder";
+  c.attention_only = attention_only;
+  return c;
+}
+
 ModelConfig learner(const std::string& model) {
   ModelConfig c;
   c.model = model;

@@ -21,6 +21,8 @@ ModelConfig tiny_rnn(const std::string& model, const std::string& cell = "gru");
 
 // The Transformer counterpart: d 4, 2 encoder and 2 decoder layers of 2 heads, ff 6.
 ModelConfig tiny_transformer(bool norm_first = false, const std::string& positions = "sinusoidal");
+// The decoder-only counterpart: the same sizes, 2 layers (attention-only or full).
+ModelConfig tiny_decoder(bool attention_only, bool norm_first = false, const std::string& positions = "sinusoidal");
 
 // The size of the learning tests (E 32, H 64, the library's other defaults): what learns reverse
 // in a few hundred steps of 32.
