@@ -24,8 +24,10 @@
 #   make test-libcxx    build with clang++ and libc++ (macOS's C++ library) in build-libcxx/, run every test
 #   make test-gcc11     build with g++ 11 (Ubuntu 22.04's, WSL's) in build-gcc11/ and run every test
 #   make test-aarch64   cross-build for ARM64 in build-aarch64/ and run a subset under qemu-user
-#   make same-bits      train one model with one seed under g++, clang++, clang++ with libc++ and ARM64: same bytes?
-#   make clean          remove build/, build-float/, build-clang/, build-libcxx/, build-gcc11/, build-aarch64/, build-O0/ and build-yours/
+#   make windows        cross-build for Windows with MinGW-w64 in build-windows/ (heed.exe, tests, chapters)
+#   make test-windows   build that and run its suites under Wine (docs/testing.md: which, and why)
+#   make same-bits      train one model with one seed under g++, clang++, clang++ with libc++, ARM64 and Windows: same bytes?
+#   make clean          remove build/, build-float/, build-clang/, build-libcxx/, build-gcc11/, build-aarch64/, build-windows/, build-O0/ and build-yours/
 #   make compile_commands.json  the compile commands, for clangd and editors (make format: clang-format)
 #
 # Builds run on every core by default (JOBS=N or make -jN to choose; -j1 for one at a time).
@@ -53,6 +55,17 @@ ARCH := $(shell case "$$($(CXX) -dumpmachine 2>/dev/null)" in (x86_64*|amd64*) \
 endif
 CXXFLAGS ?= -O2 $(ARCH)
 LDFLAGS  ?=
+# The operating system's seam (io/os.h): POSIX's files, or Windows's twins where the compiler
+# targets Windows (make windows, mk/windows.mk): io/os_windows.cpp for io/os_posix.cpp and
+# tools/signals_windows.cpp for tools/signals.cpp.
+WINDOWS_TARGET := $(shell case "$$($(CXX) -dumpmachine 2>/dev/null)" in (*mingw*|*windows*) echo yes;; esac)
+OS_OTHER  := $(if $(WINDOWS_TARGET),io/os_posix.cpp tools/signals.cpp,%_windows.cpp)
+# Windows programs are linked statically (no MinGW DLL to ship beside them), with
+# io/os_windows.cpp's heed_windows_binary (every file and standard output in binary, so the bytes
+# are Linux's: "\n", never "\r\n") and psapi (the peak memory heed bench reports).
+ifneq ($(WINDOWS_TARGET),)
+override LDFLAGS += -static -Wl,--undefined=heed_windows_binary -lpsapi
+endif
 BASEFLAGS := -std=c++20 -ffp-contract=off -Wall -Wextra -Wpedantic -I. -MMD -MP
 BUILD    := build
 
@@ -82,9 +95,9 @@ KERNEL_FLAGS_avx2_wide := $(KERNEL_FLAGS_avx2) -DHEED_VECTOR_BYTES=64
 KERNEL_FLAGS_avx512    := $(KERNEL_FLAGS_avx2) -mavx512f -mavx512vl -mavx512bw -mavx512dq -DHEED_VECTOR_BYTES=64
 KERNEL_OBJS := $(foreach s,$(KERNEL_SETS),$(patsubst %.cpp,$(BUILD)/obj/%.$(s).o,$(KERNEL_SRCS)))
 
-LIB_SRCS  := $(filter-out $(KERNEL_SRCS),$(wildcard tensor/*.cpp io/*.cpp autograd/*.cpp nn/*.cpp models/*.cpp viz/*.cpp))
+LIB_SRCS  := $(filter-out $(KERNEL_SRCS) $(OS_OTHER),$(wildcard tensor/*.cpp io/*.cpp autograd/*.cpp nn/*.cpp models/*.cpp viz/*.cpp))
 TEST_SRCS := $(wildcard tests/*.cpp)
-TOOL_SRCS := $(filter-out tools/heed.cpp,$(wildcard tools/*.cpp))
+TOOL_SRCS := $(filter-out tools/heed.cpp $(OS_OTHER),$(wildcard tools/*.cpp))
 CHAPTERS  := $(sort $(patsubst tutorials/%/main.cpp,%,$(wildcard tutorials/*/main.cpp)))
 CHAPTER_BINS := $(foreach c,$(CHAPTERS),$(BUILD)/tutorial-$(firstword $(subst _, ,$(c))))
 NEWEST    := $(lastword $(CHAPTERS))

@@ -1,6 +1,5 @@
 // heed bench: the time of one training step (forward with teacher forcing, loss, backward,
 // clip, Adam), as docs/models.md defines it, on a fixed batch of the reverse task.
-#include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 
 #include "autograd/functions.h"
 #include "io/json.h"
+#include "io/os.h"
 #include "models/train.h"
 #include "nn/loss.h"
 #include "nn/optim.h"
@@ -209,15 +209,10 @@ int cmd_bench(const std::vector<std::string>& argv) {
   real median = percentile(ms, 0.5), p10 = percentile(ms, 0.1), p90 = percentile(ms, 0.9);
   real tokens = static_cast<real>(B * (L + 1));
   real gflops = 3 * forward_flops(c, B, L, c.tgt_vocab) / (median / 1000) / 1e9;
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-#ifdef __APPLE__
-  real peak_mb = static_cast<real>(ru.ru_maxrss) / (1024 * 1024);  // macOS counts bytes
-#else
-  real peak_mb = static_cast<real>(ru.ru_maxrss) / 1024;  // Linux and the BSDs count KiB
-#endif
+  const real peak_kb = static_cast<real>(os::peak_rss_kb());
+  real peak_mb = peak_kb / 1024;
   // Without a reset peak (an old kernel) the growth is taken over the whole run's peak.
-  real hwm_kb = peak_reset ? status_kb("VmHWM") : static_cast<real>(ru.ru_maxrss);
+  real hwm_kb = peak_reset ? status_kb("VmHWM") : peak_kb;
   real step_peak_mb = base_kb >= 0 && hwm_kb >= 0 ? std::max<real>(0, hwm_kb - base_kb) / 1024 : -1;
   // The sizes of the model that ran: E and H for the recurrent models; D, layers and heads for
   // the transformer, which has no hidden size.
