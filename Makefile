@@ -308,7 +308,7 @@ INSTALL_DIRS    := tensor autograd nn models io viz
 # header of the folders but the internals below, which a program never includes: the kernels,
 # the command line's own helpers and the film's machinery. heed.h includes each public one.
 INSTALL_INTERNAL := tensor/gemm.h tensor/kernels.h tensor/math.h tensor/simd.h tensor/vmath.h nn/fused_cells.h \
-  io/decimal.h io/parse.h io/paths.h models/watch.h viz/film_page.h viz/sweep_report.h
+  io/decimal.h io/os.h io/parse.h io/paths.h models/watch.h viz/film_page.h viz/sweep_report.h
 INSTALL_HEADERS := ./heed.h $(filter-out $(INSTALL_INTERNAL),$(sort $(wildcard $(addsuffix /*.h,$(INSTALL_DIRS)))))
 INSTALL_TO       = $(DESTDIR)$(PREFIX)
 # PREFIX and the install folder as one word each to the shell, single-quoted ('it'\''s').
@@ -355,9 +355,10 @@ uninstall:
 # ---- (end of heed as a library)
 
 include mk/qa.mk
+include mk/windows.mk
 
 clean:
-	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-libcxx build-gcc11 build-aarch64 build-O0 $(YOURS)
+	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-libcxx build-gcc11 build-aarch64 build-windows build-O0 $(YOURS)
 
 # For clangd, VS Code and other editors: one entry per source file with the flags it builds with.
 EDITOR_SRCS = $(LIB_SRCS) $(KERNEL_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(sort $(wildcard tutorials/*/*.cpp)) \

@@ -196,7 +196,8 @@ test-aarch64: | $(DOCTEST)
 	$(MAKE) BUILD=build-aarch64 CXX="$(AARCH64_CXX)" build-aarch64/tests build-aarch64/heed
 	@$(call shards,HEED_BUILD=build-aarch64 HEED_RUN="$(QEMU)" $(QEMU),build-aarch64/tests,$(AARCH64_TESTS) --no-intro,build-aarch64/shards)
 
-# The promise across machines: the same training, byte for byte the same checkpoint. The clang++
+# The promise across machines: the same training, byte for byte the same checkpoint (Windows's
+# program, built by MinGW-w64 and run under Wine, included: mk/windows.mk). The clang++
 # program is build-clang/heed (-O2), or any other given as SAME_BITS_CLANG: CI gives make
 # sanitize's (clang++ -O1 under ASan and UBSan), which it has built already. The clang++ and
 # libc++ program is make test-libcxx's (built here if missing).
@@ -209,14 +210,17 @@ same-bits: $(BUILD)/heed
 	@$(call need_toolchain,$(LIBCXX_CXX),clang libc++-14-dev libc++abi-14-dev)
 	$(MAKE) BUILD=build-libcxx CXX="$(LIBCXX_CXX)" build-libcxx/heed
 	$(MAKE) BUILD=build-aarch64 CXX="$(AARCH64_CXX)" build-aarch64/heed
+	$(MAKE) windows-toolchain && $(WINDOWS_MAKE) $(WINDOWS_BUILD)/heed && ln -sf heed.exe $(WINDOWS_BUILD)/heed
 	@mkdir -p $(BUILD)/same-bits
 	$(BUILD)/heed $(SAME_BITS_RUN) --save $(BUILD)/same-bits/gxx.safetensors >/dev/null
 	$(SAME_BITS_CLANG) $(SAME_BITS_RUN) --save $(BUILD)/same-bits/clang.safetensors >/dev/null
 	build-libcxx/heed $(SAME_BITS_RUN) --save $(BUILD)/same-bits/libcxx.safetensors >/dev/null
 	$(QEMU) build-aarch64/heed $(SAME_BITS_RUN) --save $(BUILD)/same-bits/aarch64.safetensors >/dev/null
+	$(WINE) $(WINDOWS_BUILD)/heed $(SAME_BITS_RUN) --save $(BUILD)/same-bits/windows.safetensors >/dev/null
 	cmp $(BUILD)/same-bits/gxx.safetensors $(BUILD)/same-bits/clang.safetensors
 	cmp $(BUILD)/same-bits/gxx.safetensors $(BUILD)/same-bits/libcxx.safetensors
 	cmp $(BUILD)/same-bits/gxx.safetensors $(BUILD)/same-bits/aarch64.safetensors
+	cmp $(BUILD)/same-bits/gxx.safetensors $(BUILD)/same-bits/windows.safetensors
 	@sha256sum $(BUILD)/same-bits/*.safetensors
-	@echo "same-bits: x86-64 g++ ($(BUILD)/heed), x86-64 clang++ ($(SAME_BITS_CLANG)), x86-64 clang++ with libc++ (build-libcxx/heed) and ARM64 wrote byte-identical checkpoints"
+	@echo "same-bits: x86-64 g++ ($(BUILD)/heed), x86-64 clang++ ($(SAME_BITS_CLANG)), x86-64 clang++ with libc++ (build-libcxx/heed), ARM64 and Windows (MinGW-w64, under Wine) wrote byte-identical checkpoints"
 
