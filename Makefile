@@ -26,7 +26,8 @@
 #   make test-aarch64   cross-build for ARM64 in build-aarch64/ and run a subset under qemu-user
 #   make windows        cross-build for Windows with MinGW-w64 in build-windows/ (heed.exe, tests, chapters)
 #   make test-windows   build that and run its suites under Wine (docs/testing.md: which, and why)
-#   make same-bits      train one model with one seed under g++, clang++, clang++ with libc++, ARM64 and Windows: same bytes?
+#   make same-bits      train one model with one seed under g++, clang++, clang++ with libc++ and ARM64: same bytes?
+#   make same-bits-windows  the same training by build/heed and by the Windows program under Wine: same bytes?
 #   make clean          remove build/, build-float/, build-clang/, build-libcxx/, build-gcc11/, build-aarch64/, build-windows/, build-O0/ and build-yours/
 #   make compile_commands.json  the compile commands, for clangd and editors (make format: clang-format)
 #

@@ -58,6 +58,10 @@ UINT g_console_cp = 0;  // the console's output code page before this program se
 void restore_console_cp() { SetConsoleOutputCP(g_console_cp); }
 
 int set_up_streams() {
+  if (!__builtin_cpu_supports("fma")) {  // (fma below)
+    std::fputs("heed: this Windows build needs a processor with FMA (x86-64 since 2013); see docs/building.md\n", stderr);
+    std::exit(2);
+  }
   _fmode = _O_BINARY;
   for (int fd : {0, 1, 2}) ::_setmode(fd, _O_BINARY);
   if ((g_console_cp = GetConsoleOutputCP()) != 0 && g_console_cp != CP_UTF8) {
@@ -83,6 +87,13 @@ int set_up_streams() {
 // --watch and the progress line (Windows 10 and later; older consoles print them as text).
 extern "C" {
 int heed_windows_binary = set_up_streams();
+
+// MinGW-w64's fma and fmaf (libmingwex) are not correctly rounded: they round twice where IEEE
+// 754 rounds once (a million random fma's in [1, 2) hash differently from glibc's, measured), and
+// heed's same bits rest on fma (tensor/math.h). These take their place in every program: the
+// processor's FMA instruction, which rounds once; set_up_streams refuses a processor without it.
+[[gnu::target("fma")]] double fma(double x, double y, double z) { return __builtin_fma(x, y, z); }
+[[gnu::target("fma")]] float fmaf(float x, float y, float z) { return __builtin_fmaf(x, y, z); }
 }
 
 int open_input(const std::string& path) { return ::_wopen(wide(path).c_str(), _O_RDONLY | _O_BINARY | _O_NOINHERIT); }
