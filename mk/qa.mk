@@ -28,16 +28,6 @@ shards = rm -rf $(4); mkdir -p $(4); n=$$($(1) $(2) $(3) --count | sed -n 's/.*f
     else echo "== cases $$first-$$last: $$(grep -E '^\[doctest\] assertions' $(4)/$$i.log)"; fi; \
   done; ! ls $(4)/*.failed >/dev/null 2>&1
 
-# A doctest program run as two processes, one per core: the exercises' suite (whose cases run make
-# yours in the program's own build folder, one after another) beside every other suite; each one's
-# report is printed when both are done, and the target fails if either failed.
-#   $(call beside_exercises,ENV,PROGRAM,LOGDIR[,MORE FILTERS FOR THE EXERCISES' SUITE])   (bash)
-beside_exercises = rm -rf $(3); mkdir -p $(3); \
-  $(1) $(2) --no-intro -ts=exercises $(4) >$(3)/exercises.log 2>&1 & ex=$$!; \
-  $(1) $(2) --no-intro -tse=exercises >$(3)/rest.log 2>&1; rest=$$?; wait $$ex; ex=$$?; \
-  echo "== $(2): the exercises' suite"; cat $(3)/exercises.log; \
-  echo "== $(2): every other suite"; cat $(3)/rest.log; [ $$ex -eq 0 ] && [ $$rest -eq 0 ]
-
 # Sanitizers: the same sources rebuilt by clang++ (SAN_CXX) in build/sanitize (HEED_BUILD tells the
 # tests where the programs are), then the whole suite (every chapter's quick run compared with its
 # text included) in SHARDS pieces, JOBS at a time, and a short train/eval/predict. Built by clang, so that this one
@@ -53,7 +43,7 @@ SAN_ENV   := HEED_BUILD=$(SAN_BUILD) \
   ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:log_path=$(SAN_LOG)/asan \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(SAN_LOG)/ubsan
 SAN_CLI   := $(SAN_BUILD)/cli
-sanitize test-aarch64 test-float test-libcxx test-gcc11: SHELL := /bin/bash
+sanitize test-aarch64: SHELL := /bin/bash
 sanitize: | $(DOCTEST)
 	$(MAKE) BUILD=$(SAN_BUILD) CXX="$(SAN_CXX)" CXXFLAGS="-O1 -g1 $(ARCH) $(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
 	  all $(if $(EX_FULL),$(SAN_BUILD)/exercise-selftest $(SAN_BUILD)/exercise-01)
@@ -155,7 +145,7 @@ fuzz-toolchain:
 # (and build/'s library: the install suite's float case installs both, as make install does)
 test-float: float $(LIB)
 	@echo "$(FLOAT_BUILD)/tests: every suite, in float"
-	@$(call shards,HEED_BUILD=$(FLOAT_BUILD),$(FLOAT_BUILD)/tests,--no-intro,$(FLOAT_BUILD)/shards)
+	@HEED_BUILD=$(FLOAT_BUILD) $(FLOAT_BUILD)/tests --no-intro
 	@echo "Skipped in float, each test marked with its reason (tests/precision.h): gradient checks, the"
 	@echo "golden hashes and bytes of double arithmetic, the chapters' printed outputs, PyTorch float64 to 1e-12."
 
@@ -168,20 +158,14 @@ test-clang: | $(DOCTEST)
 	$(MAKE) BUILD=build-clang CXX="$(CLANG)" all $(if $(EX_FULL),build-clang/exercise-selftest build-clang/exercise-01)
 	HEED_BUILD=build-clang build-clang/tests
 
-# The oldest toolchains heed supports, each in its own folder: clang++ with libc++, the C++ library
-# of macOS's Apple clang (Debian: clang, libc++-14-dev, libc++abi-14-dev), and g++ 11, Ubuntu
-# 22.04's and so WSL's (Debian: g++-11). heed uses no standard-library feature that either lacks;
-# these targets are what holds it to that: each builds everything (the library, heed, every test,
-# chapter and exercise program) and runs the whole suite. Nothing is installed here: a missing
-# toolchain stops with the packages to install (.ci/run installs them).
-# Under libc++ the exercises' suite runs whole, make yours and make yours-test included (a student's
+# The oldest toolchains heed supports, each in its own folder and running the whole suite: clang++
+# with libc++, the C++ library of macOS's Apple clang (Debian: clang, libc++-14-dev,
+# libc++abi-14-dev), and g++ 11, Ubuntu 22.04's and so WSL's (Debian: g++-11). heed uses no
+# standard-library feature that either lacks; these targets are what holds it to that. Nothing is
+# installed here: a missing toolchain stops with the packages to install (.ci/run installs them).
+# The exercises' suite runs whole there too, make yours and make yours-test included (a student's
 # Mac links their own heed with clang++ and libc++): HEED_MAKES tells the tests that the make they
-# run builds this folder with its compiler (CXX, in their environment), as make test's does. It
-# runs beside every other suite, one process per core, and leaves out one case: the grading script
-# over four students (tools/grade_exercises.sh), shell and make around the exercise programs that
-# this build has compiled already, and three minutes of make test's.
-# Under g++ 11 the tests of your own heed are skipped (no HEED_MAKES: each builds heed again, and
-# the same sources have been compiled by g++ 11 just before); the rest runs in SHARDS pieces.
+# run builds this folder with its compiler (CXX, in their environment), as make test's does.
 LIBCXX_CXX ?= clang++ -stdlib=libc++
 GCC11_CXX  ?= g++-11
 # $(call need_toolchain,COMPILER,PACKAGES): stops with a message unless COMPILER builds and links
@@ -193,11 +177,11 @@ need_toolchain = printf '\043include <version>\nint main() { return 0; }\n' >/tm
 test-libcxx: | $(DOCTEST)
 	@$(call need_toolchain,$(LIBCXX_CXX),clang libc++-14-dev libc++abi-14-dev)
 	$(MAKE) BUILD=build-libcxx CXX="$(LIBCXX_CXX)" all $(if $(EX_FULL),build-libcxx/exercise-selftest build-libcxx/exercise-01 yours-prerequisites)
-	@$(call beside_exercises,HEED_BUILD=build-libcxx HEED_MAKES=1 CXX="$(LIBCXX_CXX)",build-libcxx/tests,build-libcxx/test-logs,-tce='*grades four students*')
+	HEED_BUILD=build-libcxx HEED_MAKES=1 CXX="$(LIBCXX_CXX)" build-libcxx/tests
 test-gcc11: | $(DOCTEST)
 	@$(call need_toolchain,$(GCC11_CXX),g++-11)
-	$(MAKE) BUILD=build-gcc11 CXX="$(GCC11_CXX)" all $(if $(EX_FULL),build-gcc11/exercise-selftest build-gcc11/exercise-01)
-	@$(call shards,HEED_BUILD=build-gcc11,build-gcc11/tests,--no-intro,build-gcc11/shards)
+	$(MAKE) BUILD=build-gcc11 CXX="$(GCC11_CXX)" all $(if $(EX_FULL),build-gcc11/exercise-selftest build-gcc11/exercise-01 yours-prerequisites)
+	HEED_BUILD=build-gcc11 HEED_MAKES=1 CXX="$(GCC11_CXX)" build-gcc11/tests
 
 # Emulation is tens of times slower, so ARM64 runs what can tell two machines apart: the kernels,
 # every gradient check and numerical test, the fixed-seed checkpoint hashes and the CLI, in SHARDS
