@@ -24,8 +24,11 @@
 #   make test-libcxx    build with clang++ and libc++ (macOS's C++ library) in build-libcxx/, run every test
 #   make test-gcc11     build with g++ 11 (Ubuntu 22.04's, WSL's) in build-gcc11/ and run every test
 #   make test-aarch64   cross-build for ARM64 in build-aarch64/ and run a subset under qemu-user
+#   make windows        cross-build for Windows with MinGW-w64 in build-windows/ (heed.exe, tests, chapters)
+#   make test-windows   build that and run its suites under Wine (docs/testing.md: which, and why)
 #   make same-bits      train one model with one seed under g++, clang++, clang++ with libc++ and ARM64: same bytes?
-#   make clean          remove build/, build-float/, build-clang/, build-libcxx/, build-gcc11/, build-aarch64/, build-O0/ and build-yours/
+#   make same-bits-windows  the same training by build/heed and by the Windows program under Wine: same bytes?
+#   make clean          remove build/, build-float/, build-clang/, build-libcxx/, build-gcc11/, build-aarch64/, build-windows/, build-O0/ and build-yours/
 #   make compile_commands.json  the compile commands, for clangd and editors (make format: clang-format)
 #
 # Builds run on every core by default (JOBS=N or make -jN to choose; -j1 for one at a time).
@@ -53,6 +56,17 @@ ARCH := $(shell case "$$($(CXX) -dumpmachine 2>/dev/null)" in (x86_64*|amd64*) \
 endif
 CXXFLAGS ?= -O2 $(ARCH)
 LDFLAGS  ?=
+# The operating system's seam (io/os.h): POSIX's files, or Windows's twins where the compiler
+# targets Windows (make windows, mk/windows.mk): io/os_windows.cpp for io/os_posix.cpp and
+# tools/signals_windows.cpp for tools/signals.cpp.
+WINDOWS_TARGET := $(shell case "$$($(CXX) -dumpmachine 2>/dev/null)" in (*mingw*|*windows*) echo yes;; esac)
+OS_OTHER  := $(if $(WINDOWS_TARGET),io/os_posix.cpp tools/signals.cpp,%_windows.cpp)
+# Windows programs are linked statically (no MinGW DLL to ship beside them), with
+# io/os_windows.cpp's heed_windows_binary (every file and standard output in binary, so the bytes
+# are Linux's: "\n", never "\r\n") and psapi (the peak memory heed bench reports).
+ifneq ($(WINDOWS_TARGET),)
+override LDFLAGS += -static -Wl,--undefined=heed_windows_binary -lpsapi
+endif
 BASEFLAGS := -std=c++20 -ffp-contract=off -Wall -Wextra -Wpedantic -I. -MMD -MP
 BUILD    := build
 
@@ -82,13 +96,13 @@ KERNEL_FLAGS_avx2_wide := $(KERNEL_FLAGS_avx2) -DHEED_VECTOR_BYTES=64
 KERNEL_FLAGS_avx512    := $(KERNEL_FLAGS_avx2) -mavx512f -mavx512vl -mavx512bw -mavx512dq -DHEED_VECTOR_BYTES=64
 KERNEL_OBJS := $(foreach s,$(KERNEL_SETS),$(patsubst %.cpp,$(BUILD)/obj/%.$(s).o,$(KERNEL_SRCS)))
 
-LIB_SRCS  := $(filter-out $(KERNEL_SRCS),$(wildcard tensor/*.cpp io/*.cpp autograd/*.cpp nn/*.cpp models/*.cpp \
-  models/*/*.cpp viz/*.cpp))
+LIB_SRCS  := $(filter-out $(KERNEL_SRCS) $(OS_OTHER),$(wildcard tensor/*.cpp io/*.cpp autograd/*.cpp nn/*.cpp \
+  models/*.cpp models/*/*.cpp viz/*.cpp))
 # The suites, in folders that mirror the source (docs/testing.md), and their helpers (tests/support/);
 # not the fuzz targets, heed-faults (below), nor the self-test's program and its answers (exercises/exercises.mk).
 TEST_SRCS := $(filter-out tests/fuzz/% tests/faults/% tests/exercises/selftest.cpp tests/exercises/wrong/% tests/exercises/refused/%, \
   $(wildcard tests/*.cpp tests/*/*.cpp tests/*/*/*.cpp))
-TOOL_SRCS := $(filter-out tools/heed.cpp,$(wildcard tools/*.cpp))
+TOOL_SRCS := $(filter-out tools/heed.cpp $(OS_OTHER),$(wildcard tools/*.cpp))
 CHAPTERS  := $(sort $(patsubst tutorials/%/main.cpp,%,$(wildcard tutorials/*/main.cpp)))
 CHAPTER_BINS := $(foreach c,$(CHAPTERS),$(BUILD)/tutorial-$(firstword $(subst _, ,$(c))))
 NEWEST    := $(lastword $(CHAPTERS))
@@ -158,7 +172,7 @@ $(TESTS): $(call obj,$(TEST_SRCS)) $(LIB)
 # heed-faults, the test program that interrupts heed at chosen points (tests/faults/heed_faults.cpp):
 # heed's own objects, with tools/heed.cpp compiled once more with its main renamed heed_main. The
 # command-line tests run it, so it is built with the suites (heed itself holds no test hook).
-FAULTS := $(if $(HEED),$(BUILD)/heed-faults)
+FAULTS := $(if $(WINDOWS_TARGET),,$(if $(HEED),$(BUILD)/heed-faults))  # (POSIX signals: not on Windows)
 $(BUILD)/obj/tests/faults/heed_main.o: tools/heed.cpp $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) $(BASEFLAGS) $(CXXFLAGS) -Dmain=heed_main -c $< -o $@
@@ -314,7 +328,7 @@ INSTALL_DIRS    := tensor autograd nn models/tasks models/analysis models io viz
 # header of the folders but the internals below, which a program never includes: the kernels,
 # the command line's own helpers and the film's machinery. heed.h includes each public one.
 INSTALL_INTERNAL := tensor/gemm.h tensor/kernels.h tensor/math.h tensor/simd.h tensor/vmath.h nn/fused_cells.h \
-  io/decimal.h io/parse.h io/paths.h models/analysis/watch.h viz/film_page.h viz/sweep_report.h
+  io/decimal.h io/os.h io/parse.h io/paths.h models/analysis/watch.h viz/film_page.h viz/sweep_report.h
 INSTALL_HEADERS := ./heed.h $(filter-out $(INSTALL_INTERNAL),$(sort $(wildcard $(addsuffix /*.h,$(INSTALL_DIRS)))))
 INSTALL_TO       = $(DESTDIR)$(PREFIX)
 # PREFIX and the install folder as one word each to the shell, single-quoted ('it'\''s').
@@ -361,9 +375,10 @@ uninstall:
 # ---- (end of heed as a library)
 
 include mk/qa.mk
+include mk/windows.mk
 
 clean:
-	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-libcxx build-gcc11 build-aarch64 build-O0 $(YOURS)
+	rm -rf $(BUILD) $(FLOAT_BUILD) build-clang build-libcxx build-gcc11 build-aarch64 build-windows build-O0 $(YOURS)
 
 # For clangd, VS Code and other editors: one entry per source file with the flags it builds with.
 EDITOR_SRCS = $(LIB_SRCS) $(KERNEL_SRCS) $(TEST_SRCS) tools/heed.cpp $(TOOL_SRCS) $(sort $(wildcard tutorials/*/*.cpp)) \

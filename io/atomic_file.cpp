@@ -1,10 +1,6 @@
 #include "io/atomic_file.h"
 
-#include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <unistd.h>  // write, close, unlink (the C runtime has them on Windows too)
 
 #include <algorithm>
 #include <atomic>
@@ -14,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "io/os.h"
 #include "io/paths.h"
 #include "tensor/tensor.h"  // heed::Error
 
@@ -23,9 +20,11 @@ namespace {
 
 // The temporary file's name for the file `name`, given its `suffix` ".tmp-PID-N" (process id
 // and counter): ".NAME.tmp-PID-N", with NAME cut short when the whole would exceed the longest
-// name a folder takes (NAME_MAX, 255 bytes on Linux), so any name a user can give has one.
+// name a folder takes (255 bytes on Linux; 255 UTF-16 units on Windows), so any name a user can
+// give has one.
+constexpr size_t kNameMax = 255;
 std::string temp_name(const std::string& name, const std::string& suffix) {
-  const size_t room = NAME_MAX - 1 - suffix.size();
+  const size_t room = kNameMax - 1 - suffix.size();
   return "." + name.substr(0, std::min(name.size(), room)) + suffix;
 }
 
@@ -42,8 +41,8 @@ void remove_stale_temporaries(const std::filesystem::path& dir, const std::strin
     char extra = 0;
     if (std::sscanf(suffix.c_str(), ".tmp-%lld-%lld%c", &pid, &n, &extra) != 2 || pid <= 0) continue;
     if (file != temp_name(name, suffix) || suffix != ".tmp-" + std::to_string(pid) + "-" + std::to_string(n)) continue;
-    if (pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // may be writing
-    ::unlink(entry.path().c_str());
+    if (os::process_running(pid)) continue;  // may be writing
+    std::filesystem::remove(entry.path(), ec);
   }
 }
 
@@ -63,14 +62,13 @@ AtomicFile::AtomicFile(const std::string& path, const char* op) : path_(path), o
   // O_EXCL makes a leftover file from an earlier process with the same pid a retry, not a share.
   static std::atomic<uint64_t> counter{0};
   for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
-    temp_ = (dir / temp_name(name, ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++))).string();
-    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    temp_ = (dir / temp_name(name, ".tmp-" + std::to_string(os::process_id()) + "-" + std::to_string(counter++))).string();
+    fd_ = os::create_new(temp_);
     if (fd_ < 0 && errno != EEXIST) break;
   }
   if (fd_ < 0) fail("cannot create a temporary file in '" + dir_ + "': " + std::strerror(errno));
   // The file it replaces keeps its permission bits (a private 0600 checkpoint stays private).
-  struct stat st{};
-  if (::stat(target_.c_str(), &st) == 0 && ::fchmod(fd_, st.st_mode & 07777) != 0) {
+  if (!os::copy_permissions(fd_, target_)) {
     const int err = errno;
     ::close(fd_);  // a constructor that throws runs no destructor: clean up here
     ::unlink(temp_.c_str());
@@ -95,20 +93,14 @@ void AtomicFile::write(const void* data, size_t n) {
 }
 
 void AtomicFile::commit(const BeforeRenameHook& before_rename) {
-  if (::fsync(fd_) != 0) fail(std::string("cannot fsync the temporary file: ") + std::strerror(errno));
+  if (!os::flush_to_disk(fd_)) fail(std::string("cannot fsync the temporary file: ") + std::strerror(errno));
   int rc = ::close(fd_);
   fd_ = -1;
   if (rc != 0) fail(std::string("cannot close the temporary file: ") + std::strerror(errno));
   if (before_rename) before_rename(temp_);
-  if (std::rename(temp_.c_str(), target_.c_str()) != 0)
-    fail("cannot rename the temporary file over it: " + std::string(std::strerror(errno)));
+  if (std::string why; !os::replace_file(temp_, target_, &why)) fail("cannot rename the temporary file over it: " + why);
   committed_ = true;
-  // Best effort: persist the rename itself (some file systems refuse to fsync a folder).
-  int dir_fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    (void)::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  os::sync_folder(dir_);  // best effort: persist the rename itself (some file systems refuse)
 }
 
 void AtomicFile::fail(const std::string& what) const { throw Error(op_ + ": " + path_ + ": " + what); }
@@ -132,10 +124,8 @@ void write_stream(int fd, const std::string& path, std::string_view text) {
 
 // The descriptor a stream output writes to is open for writing (heed::Error otherwise).
 void check_stream(int fd, const std::string& path) {
-  const int flags = ::fcntl(fd, F_GETFL);
-  if (flags < 0) throw Error("check_writable: " + path + ": descriptor " + std::to_string(fd) + " is not open");
-  if ((flags & O_ACCMODE) == O_RDONLY)
-    throw Error("check_writable: " + path + ": descriptor " + std::to_string(fd) + " is open for reading only");
+  if (std::string why; !os::descriptor_writable(fd, &why))
+    throw Error("check_writable: " + path + ": descriptor " + std::to_string(fd) + " " + why);
 }
 
 }  // namespace

@@ -1,31 +1,24 @@
 #include "io/paths.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
+#include "io/os.h"
 #include "tensor/tensor.h"  // heed::Error
 
 namespace heed {
 
-std::string file_type_name(mode_t mode) {
-  if (S_ISREG(mode)) return "a regular file";
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
+std::string file_type_name(mode_t mode) { return os::file_type_name(mode); }
 
 void check_regular_input(const std::string& path, const std::string& op) {
   struct stat st{};
   const std::string at = op + " " + path + ": ";  // "load m.safetensors: ", "--from points.json: "
+  if (const std::string device = os::device_name(path); !device.empty())
+    throw Error(at + "is " + device + ", not a regular file; heed reads only regular files");
   if (::stat(path.c_str(), &st) != 0) throw Error(at + "cannot open: " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw Error(at + "is a folder, not a file");
   if (!S_ISREG(st.st_mode))
@@ -33,6 +26,8 @@ void check_regular_input(const std::string& path, const std::string& op) {
 }
 
 void check_replaceable(const std::string& path, const std::string& op) {
+  if (const std::string device = os::device_name(path); !device.empty())
+    throw Error(op + ": " + path + ": is " + device + "; heed replaces only regular files, so it leaves this one alone");
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0) return;  // nothing there yet (or a dangling link: its target is made)
   if (S_ISDIR(st.st_mode)) throw Error(op + ": " + path + ": is a folder; give a file name");
@@ -48,9 +43,8 @@ constexpr int kMaxLinks = 40;  // the kernel's own limit on links followed
 // Where the symlink `p` points (a relative target read from p's own folder); empty when `p` is
 // not a link.
 std::filesystem::path link_target(const std::filesystem::path& p) {
-  struct stat st{};
-  if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return {};
   std::error_code ec;
+  if (!std::filesystem::is_symlink(std::filesystem::symlink_status(p, ec))) return {};
   std::filesystem::path to = std::filesystem::read_symlink(p, ec);
   if (ec) return {};
   return to.is_absolute() ? to : p.parent_path() / to;
@@ -66,9 +60,9 @@ int descriptor_named(const std::filesystem::path& p) {
   const std::string name = p.filename().string(), dir = p.parent_path().lexically_normal().string();
   if (name.empty() || name.size() > 9 || name.find_first_not_of("0123456789") != std::string::npos) return -1;
   bool fd_folder = dir == "/dev/fd" || dir == "/proc/self/fd";
-  struct stat a{}, b{};
-  if (!fd_folder && ::stat(dir.c_str(), &a) == 0 && ::stat("/proc/self/fd", &b) == 0)
-    fd_folder = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+  uint64_t a_dev = 0, a_ino = 0, b_dev = 0, b_ino = 0;
+  if (!fd_folder && os::file_id(dir, &a_dev, &a_ino) && os::file_id("/proc/self/fd", &b_dev, &b_ino))
+    fd_folder = a_dev == b_dev && a_ino == b_ino;
   return fd_folder ? std::atoi(name.c_str()) : -1;
 }
 
@@ -108,37 +102,30 @@ void check_not_protected(const std::string& path, const std::string& op) {
   // The owner's w bit decides even for root, who may write anything: a file nobody may write
   // was protected on purpose. For other users, their own right to write it.
   const bool owner_may = (st.st_mode & S_IWUSR) != 0;
-  if (owner_may && ::faccessat(AT_FDCWD, target.c_str(), W_OK, AT_EACCESS) == 0) return;
+  if (owner_may && os::may_write(target)) return;
   throw Error(op + ": " + path + ": is write-protected (" + permissions(st.st_mode) +
               (owner_may ? ", and not yours to write" : "") + "); give another file name, or --force to replace it");
 }
 
 FileIdentity file_identity(const std::string& path, bool* ok, bool output) {
   FileIdentity id;
-  struct stat st{};
   *ok = true;
   if (const int fd = output ? output_stream(path) : -1; fd >= 0) {  // a stream: the file it writes to
-    *ok = ::fstat(fd, &st) == 0;
+    *ok = os::descriptor_id(fd, &id.dev, &id.ino);
     id.exists = true;
-    id.dev = st.st_dev;
-    id.ino = st.st_ino;
     return id;
   }
-  if (::stat(path.c_str(), &st) == 0) {
+  if (os::file_id(path, &id.dev, &id.ino)) {
     id.exists = true;
-    id.dev = st.st_dev;
-    id.ino = st.st_ino;
     return id;
   }
   // Not there yet (or a dangling link): the file a write makes, as the writer finds it.
   std::filesystem::path p = write_target(path);
   std::filesystem::path dir = p.parent_path().empty() ? "." : p.parent_path();
-  if (::stat(dir.c_str(), &st) != 0) {
+  if (!os::file_id(dir.string(), &id.dev, &id.ino)) {
     *ok = false;
     return id;
   }
-  id.dev = st.st_dev;
-  id.ino = st.st_ino;
   id.name = p.filename().string();
   return id;
 }

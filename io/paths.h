@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -48,8 +49,8 @@ void check_not_protected(const std::string& path, const std::string& op);
 // dangling link to it) are still the same. An output that is a stream: the descriptor's file.
 struct FileIdentity {
   bool exists = false;
-  dev_t dev = 0;
-  ino_t ino = 0;
+  uint64_t dev = 0;  // the device (Windows: the volume's serial number)
+  uint64_t ino = 0;  // the inode (Windows: the file index)
   std::string name;  // the last component, for a file that does not exist yet
   bool operator==(const FileIdentity&) const = default;
 };

@@ -1,6 +1,5 @@
 #include "io/safetensors.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 
 #include "io/atomic_file.h"
 #include "io/json.h"
+#include "io/os.h"
 #include "io/paths.h"
 
 namespace heed {
@@ -89,10 +89,10 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 class Reader {
  public:
   // Opens the file once; its type and size are the open file's (fstat), so they describe the
-  // bytes read even if the path is replaced meanwhile. O_NONBLOCK: opening a FIFO does not wait
+  // bytes read even if the path is replaced meanwhile. os::open_input: opening a FIFO does not wait
   // for a writer, and the FIFO is then refused as not a regular file.
   explicit Reader(const std::string& path) : path_(path) {
-    int fd = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int fd = os::open_input(path_);
     if (fd < 0) fail(std::string("cannot open: ") + std::strerror(errno));
     file_.reset(::fdopen(fd, "rb"));
     if (!file_) {

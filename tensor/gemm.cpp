@@ -33,8 +33,8 @@ class Scratch {
   real* get(int64_t n) {
     if (n > capacity_) {
       size_t bytes = (static_cast<size_t>(n) * sizeof(real) + 63) / 64 * 64;
-      data_.reset(static_cast<real*>(std::aligned_alloc(64, bytes)));
-      if (!data_) throw std::bad_alloc();
+      data_.reset();  // (the old buffer first: the peak is one buffer, not two)
+      data_.reset(static_cast<real*>(::operator new(bytes, std::align_val_t{64})));  // throws std::bad_alloc
       capacity_ = n;
     }
     return data_.get();
@@ -42,7 +42,8 @@ class Scratch {
 
  private:
   struct Free {
-    void operator()(real* p) const { std::free(p); }
+    // (aligned new and delete, not std::aligned_alloc, which Windows's C runtime lacks)
+    void operator()(real* p) const { ::operator delete(p, std::align_val_t{64}); }
   };
   std::unique_ptr<real, Free> data_;
   int64_t capacity_ = 0;

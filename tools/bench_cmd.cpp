@@ -1,6 +1,5 @@
 // heed bench: the time of one training step (forward with teacher forcing, loss, backward,
 // clip, Adam), as docs/models.md defines it, on a fixed batch of the reverse task.
-#include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 
 #include "autograd/functions.h"
 #include "io/json.h"
+#include "io/os.h"
 #include "models/train.h"
 #include "nn/loss.h"
 #include "nn/optim.h"
@@ -184,15 +184,10 @@ int cmd_bench(const std::vector<std::string>& argv) {
   real tokens = static_cast<real>(B * (L + 1));
   // A training step is taken as 3x the forward pass's FLOPs (forward + the two products of each backward).
   real gflops = 3 * model.forward_flops(B, L, c.tgt_vocab) / (median / 1000) / 1e9;
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-#ifdef __APPLE__
-  real peak_mb = static_cast<real>(ru.ru_maxrss) / (1024 * 1024);  // macOS counts bytes
-#else
-  real peak_mb = static_cast<real>(ru.ru_maxrss) / 1024;  // Linux and the BSDs count KiB
-#endif
+  const real peak_kb = static_cast<real>(os::peak_rss_kb());
+  real peak_mb = peak_kb / 1024;
   // Without a reset peak (an old kernel) the growth is taken over the whole run's peak.
-  real hwm_kb = peak_reset ? status_kb("VmHWM") : static_cast<real>(ru.ru_maxrss);
+  real hwm_kb = peak_reset ? status_kb("VmHWM") : peak_kb;
   real step_peak_mb = base_kb >= 0 && hwm_kb >= 0 ? std::max<real>(0, hwm_kb - base_kb) / 1024 : -1;
   const std::string sizes = c.sizes();  // of the model that ran
   std::printf("%-9s %s %s batch %lld len %lld: %8.2f ms/step [p10 %.2f, p90 %.2f] (cpu %.2f)  %9.0f tokens/s  "

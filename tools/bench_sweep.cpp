@@ -9,8 +9,6 @@
 // keeps it, see tune_allocator), so a later point would seem to need less than it does; the
 // allocator's and caches' state would also carry over. A fresh process per point measures each
 // as a lone `heed bench` run does, and as `make bench` does per configuration.
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -20,6 +18,7 @@
 #include <sstream>
 
 #include "io/atomic_file.h"
+#include "io/os.h"
 #include "io/parse.h"
 #include "io/paths.h"
 #include "io/utf8.h"
@@ -94,34 +93,9 @@ std::vector<std::string> parse_models(const Args& a) {
 // Runs `args` (argv[0] first) with stdout read into *out and stderr left to ours; returns the
 // exit status, or 128 + the signal that ended it.
 int run_child(const std::vector<std::string>& args, std::string* out) {
-  int fds[2];
-  if (pipe(fds) != 0) throw Error(std::string("--sweep: pipe: ") + std::strerror(errno));
-  std::fflush(stdout);
-  pid_t pid = fork();
-  if (pid < 0) throw Error(std::string("--sweep: fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    std::vector<char*> cargs;
-    for (const std::string& s : args) cargs.push_back(const_cast<char*>(s.c_str()));
-    cargs.push_back(nullptr);
-    execvp(cargs[0], cargs.data());
-    std::fprintf(stderr, "heed bench: --sweep: cannot run %s: %s\n", cargs[0], std::strerror(errno));
-    _exit(2);
-  }
-  close(fds[1]);
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    out->append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  if (std::string why; !os::run_capture(args, out, &status, &why)) throw Error("--sweep: " + why);
+  return status;
 }
 
 // The --svg path, checked before anything runs (a folder, or a file that cannot be written).
@@ -150,14 +124,9 @@ void set_program_path(const char* argv0) { g_argv0 = argv0; }
 
 std::string program_as_invoked() { return g_argv0; }
 
-// This program's own file, for the children: /proc/self/exe resolved (on Linux; so a child is the
-// same build even if the working directory changed), else argv[0].
-std::string program_path() {
-  std::error_code ec;
-  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec && !self.empty()) return self.string();
-  return g_argv0;
-}
+// This program's own file, for the children (so a child is the same build even if the working
+// directory changed): io/os.h's program_path, else argv[0].
+std::string program_path() { return os::program_path(g_argv0); }
 
 int bench_sweep(const Args& a) {
   const Sweep sweep = parse_sweep(a);

@@ -1,7 +1,6 @@
 // heed: train, evaluate and query the seq2seq models of docs/models.md from the command line.
 // Every user mistake ends as one line on stderr and exit status 2.
 
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -9,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "io/os.h"
 #include "io/utf8.h"
 #include "tensor/kernels.h"
 #include "tensor/threads.h"
@@ -54,7 +54,7 @@ void take_threads_flag(const std::string& command, std::vector<std::string>& arg
   if (!seen) return;
   const int n = heed::parse_threads(("heed " + command + ": --threads").c_str(), value.c_str());
   heed::set_threads(n);
-  setenv("HEED_THREADS", std::to_string(n).c_str(), 1);
+  heed::os::set_env("HEED_THREADS", std::to_string(n));
 }
 
 const char* kUsage =
@@ -78,8 +78,8 @@ const char* kUsage =
 
 int main(int argc, char** argv) {
   // A write past the file-size limit (ulimit -f) is the write error EFBIG, which the writer
-  // reports with the old file intact, instead of a signal that kills heed mid-save.
-  std::signal(SIGXFSZ, SIG_IGN);
+  // reports with the old file intact, instead of a signal that kills heed mid-save (io/os.h).
+  heed::os::prepare_process();
   heed::tune_allocator();  // keep freed tensors with the process (tensor/tensor.h)
   heed::set_program_path(argv[0]);  // for heed bench --sweep's child runs
   std::vector<std::string> args(argv + 1, argv + argc);

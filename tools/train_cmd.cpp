@@ -1,5 +1,4 @@
 // heed train: train a model on a task, report progress, evaluate on held-out data, save.
-#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -10,6 +9,7 @@
 
 #include "io/atomic_file.h"
 #include "io/json.h"
+#include "io/os.h"
 #include "io/paths.h"
 #include "io/safetensors.h"
 #include "io/utf8.h"
@@ -113,7 +113,7 @@ class Reporter {
  public:
   // first_step: the steps a resumed run had done before this process.
   Reporter(int64_t steps, int64_t first_step = 0)
-      : tty_(isatty(2) != 0), every_(std::max<int64_t>(1, steps / 20)), first_(first_step) {}
+      : tty_(os::is_terminal(2)), every_(std::max<int64_t>(1, steps / 20)), first_(first_step) {}
 
   void operator()(const Progress& p) {
     real rate = p.seconds > 0 ? (p.step - first_) / p.seconds : 0;

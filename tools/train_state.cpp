@@ -1,12 +1,11 @@
 #include "tools/train_state.h"
 
-#include <unistd.h>  // isatty
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 
+#include "io/os.h"
 #include "io/parse.h"
 #include "io/utf8.h"
 #include "models/tasks/data.h"
@@ -316,7 +315,7 @@ void save_run(const TrainPlan& plan, const Model& model, const Trainer& trainer,
 }
 
 RunGuard::RunGuard(const TrainPlan& plan, const Model& model, const Trainer& trainer)
-    : plan_(plan), model_(model), trainer_(trainer), tty_(isatty(2) != 0) {}
+    : plan_(plan), model_(model), trainer_(trainer), tty_(os::is_terminal(2)) {}
 
 RunGuard::~RunGuard() = default;
 

@@ -1,8 +1,6 @@
 #include "tools/train_watch.h"
 
-#include <sys/ioctl.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +10,7 @@
 #include <fstream>
 
 #include "io/atomic_file.h"
+#include "io/os.h"
 #include "io/paths.h"
 #include "io/utf8.h"
 #include "models/decoder_model.h"
@@ -24,15 +23,6 @@
 namespace heed {
 
 namespace {
-
-// The terminal's size; 80 x 24 where it does not say.
-winsize terminal_size() {
-  winsize ws{};
-  if (ioctl(1, TIOCGWINSZ, &ws) != 0) ws = {};
-  if (ws.ws_col == 0) ws.ws_col = 80;
-  if (ws.ws_row == 0) ws.ws_row = 24;
-  return ws;
-}
 
 // The terminal lines `text` takes, wrapping at `columns` (every code point one column wide,
 // true of the heatmap's shades and of the tokens of heed's tasks).
@@ -113,8 +103,8 @@ Watcher::Watcher(const WatchPlan& plan, const Task& task, const ModelConfig& con
       throw Error(std::string("heed train: --film: ") + e.what());
     }
   }
-  terminal_ = plan.watch && isatty(1) != 0;
-  progress_ = terminal_ && isatty(2) != 0;  // else the progress lines go where stderr goes, as without --watch
+  terminal_ = plan.watch && os::is_terminal(1);
+  progress_ = terminal_ && os::is_terminal(2);  // else the progress lines go where stderr goes, as without --watch
   if (config.is_decoder()) {
     // A decoder-only model: its fixed sequence attending to itself, layer L's head K (by default
     // the last layer's mean of the heads), with the head's scores and the in-context loss
@@ -240,7 +230,7 @@ void Watcher::on_step(const Model& model, const Progress& p) {
                 static_cast<long long>(p.step), static_cast<long long>(p.steps), p.loss, p.accuracy, rate,
                 format_duration(rate > 0 ? (p.steps - p.step) / rate : 0).c_str());
   std::string text = line;
-  text.resize(std::min<std::size_t>(text.size(), terminal_size().ws_col - 1));  // ASCII: one column each
+  text.resize(std::min<std::size_t>(text.size(), os::terminal_size().columns - 1));  // ASCII: one column each
   std::printf("\r%s\x1b[K%s", text.c_str(), p.step == p.steps ? "\n" : "");
   std::fflush(stdout);
 }
@@ -257,11 +247,11 @@ void Watcher::draw(const FilmFrame& f) {
     std::snprintf(head, sizeof head, "step %lld  loss %s  held-out exact %.2f   %s of the fixed example:\n",
                   static_cast<long long>(f.step), loss, f.exact, plan_.heads ? plan_.heads->describe().c_str() : "attention");
   std::string text = head + terminal_heatmap(film().source, f.output, f.weights, true);
-  const winsize size = terminal_size();
-  const int lines = screen_lines(text, size.ws_col);
-  if (lines + 1 > size.ws_row)  // with the progress bar below: taller than the screen, no redraw in place
+  const os::TerminalSize size = os::terminal_size();
+  const int lines = screen_lines(text, size.columns);
+  if (lines + 1 > size.rows)  // with the progress bar below: taller than the screen, no redraw in place
     text = std::string(head) + "(the matrix needs " + std::to_string(lines) + " lines; the terminal has " +
-           std::to_string(size.ws_row) + ")\n";
+           std::to_string(size.rows) + ")\n";
   std::string out = "\r";
   if (drawn_lines_ > 0) out += "\x1b[" + std::to_string(drawn_lines_) + "A";
   for (std::size_t i = 0, nl; i < text.size(); i = nl + 1) {
@@ -272,7 +262,7 @@ void Watcher::draw(const FilmFrame& f) {
   std::fflush(stderr);
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
-  drawn_lines_ = screen_lines(text, size.ws_col);
+  drawn_lines_ = screen_lines(text, size.columns);
 }
 
 real median_snapshot_ms(const Task& task, const Model& model, int64_t repeats, real* cpu_ms) {

@@ -1,10 +1,9 @@
 #include "viz/heatmap.h"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 
+#include "io/os.h"
 #include "io/utf8.h"
 
 namespace heed {
@@ -159,6 +158,6 @@ std::string terminal_heatmap(const std::vector<std::string>& source,
   return out;
 }
 
-bool stdout_is_terminal() { return isatty(STDOUT_FILENO) == 1; }
+bool stdout_is_terminal() { return os::is_terminal(1); }
 
 }  // namespace heed
