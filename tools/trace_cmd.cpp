@@ -14,6 +14,7 @@
 #include "io/safetensors.h"
 #include "io/utf8.h"
 #include "models/tasks/data.h"
+#include "models/tasks/text.h"
 #include "tools/common.h"
 
 namespace heed {
@@ -50,7 +51,13 @@ std::vector<int64_t> read_tokens(const Args& a, const LoadedModel& m, const Voca
   const std::string text = a.text(flag, "");
   std::vector<int64_t> ids;
   try {
-    if (const auto* data = dynamic_cast<const DataTask*>(m.task.get())) {
+    if (const auto* text_task = dynamic_cast<const TextTask*>(m.task.get())) {
+      int64_t unknown = 0;  // a text model's text, by its own rule (words or characters)
+      ids = text_task->encode(text, &unknown, flag);
+      if (unknown > 0)
+        std::fprintf(stderr, "heed trace: %lld of the tokens of %s are not in the model's vocabulary: read as <unk>\n",
+                     static_cast<long long>(unknown), flag.c_str());
+    } else if (const auto* data = dynamic_cast<const DataTask*>(m.task.get())) {
       for (const std::string& w : data->options().tok.split(text)) {
         if (!v.contains(w)) throw Error("'" + w + "' is not in the model's vocabulary");
         ids.push_back(v.id(w));
@@ -119,7 +126,12 @@ int cmd_trace(const std::vector<std::string>& argv) {
   if (static_cast<int64_t>(src.size()) > limit || static_cast<int64_t>(tgt.size()) + 1 > limit)
     throw a.error("the sequences are longer than the model's " + std::to_string(limit) + " positions");
 
-  Batch batch = make_batch({{src, tgt}});  // tgt_in <bos> y_1 .. y_L, tgt_out y_1 .. y_L <eos>
+  // tgt_in <bos> y_1 .. y_L, tgt_out y_1 .. y_L <eos>; a text model's window has no <eos> (its
+  // text goes on): tgt_in <bos> y_1 .. y_{L-1}, tgt_out y_1 .. y_L, as it was trained.
+  const bool text = dynamic_cast<const TextTask*>(m.task.get()) != nullptr;
+  Example example{src, tgt};
+  example.eos = !text;
+  Batch batch = make_batch({example});
   if (a.has("--names")) {
     Hooks shapes;
     shapes.cache_all();
@@ -165,7 +177,7 @@ int cmd_trace(const std::vector<std::string>& argv) {
                                       {"log_prob", row[next]},
                                       {"top", Json(best)}}));
   }
-  std::printf("log p(tokens <eos>) = %s\n", fixed4(total).c_str());
+  std::printf("log p(tokens%s) = %s\n", text ? "" : " <eos>", fixed4(total).c_str());
   std::vector<std::string> names;
   if (a.has("--cache")) {
     names = cached_names(a, hooks);

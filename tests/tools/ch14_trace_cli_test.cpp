@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@
 using namespace heed;
 
 namespace {
+
+bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 const std::string kDecoder = "train --model decoder --task repeat --vocab 8 --min-len 3 --max-len 6 --embed 8 --heads 2 "
                              "--layers 2 --ff 16 --batch 8 --steps 20 --eval-samples 2 --save ";
@@ -80,6 +83,36 @@ TEST_SUITE("ch14_trace") {
       CHECK(positions.back().find("next")->as_string() == "<eos>");
       CHECK(std::fabs(j.find("log_prob")->as_real() - total) <= 1e-12);
     }
+  }
+
+  TEST_CASE("heed trace on a model of a text: the text split by the model's own rule, no <eos> (a window goes on)") {
+    Scratch s("trace-text");
+    std::string text;
+    for (int i = 0; i < 40; ++i) text += "the cat sat on the mat. ";
+    std::ofstream(s.path("t.txt"), std::ios::binary) << text;
+    REQUIRE(s.heed("train --model decoder --attention-only --embed 8 --heads 2 --batch 4 --steps 5 --chars --context 8 "
+                   "--eval-samples 2 --data " + s.path("t.txt") + " --save " + s.path("m.st"))
+                .status == 0);
+    CliRun r = s.heed("trace --load " + s.path("m.st") + " --tokens \"the cat\" --top 2 --json");
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    const Json j = r.json();
+    const Json::Array& positions = j.find("positions")->as_array();
+    // One position a character, as the model was trained: reads <bos> t h e ..., predicts t h e ... t.
+    const std::vector<std::string> reads = {"<bos>", "t", "h", "e", "<space>", "c", "a"};
+    const std::vector<std::string> next = {"t", "h", "e", "<space>", "c", "a", "t"};
+    REQUIRE(positions.size() == reads.size());
+    real total = 0;
+    for (size_t t = 0; t < positions.size(); ++t) {
+      CHECK(positions[t].find("reads")->as_string() == reads[t]);
+      CHECK(positions[t].find("next")->as_string() == next[t]);
+      const real lp = positions[t].find("log_prob")->as_real();
+      CHECK(lp <= 0);
+      CHECK(positions[t].find("top")->as_array()[0].find("log_prob")->as_real() >= lp);
+      total += lp;
+    }
+    CHECK(std::fabs(j.find("log_prob")->as_real() - total) <= 1e-12);
+    CliRun plain = s.heed("trace --load " + s.path("m.st") + " --tokens \"the cat\"");
+    CHECK(contains(plain.out, "log p(tokens) = "));
   }
 
   TEST_CASE("heed trace --names lists every hook point; --cache writes the named ones, as the library caches them") {
