@@ -17,6 +17,7 @@
 #include "models/transformer.h"
 #include "nn/hooks.h"
 #include "tests/support/model_fixtures.h"
+#include "tests/support/precision.h"  // tol: the same units in the last place in float
 
 using namespace heed;
 using heed::test::tiny_decoder;
@@ -88,7 +89,7 @@ TEST_SUITE("ch14_hooks") {
     for (int64_t row = 0; row < 2 * 2 * T; ++row) {
       real total = 0;
       for (int64_t s = 0; s < T; ++s) total += p[row * T + s];
-      CHECK(std::fabs(total - 1) < 1e-12);
+      CHECK(std::fabs(total - 1) < heed::test::tol(1e-12));
       for (int64_t s = row % T + 1; s < T; ++s) CHECK(p[row * T + s] == 0);  // no key after the query
     }
     CHECK_THROWS_WITH_AS(hooks["blocks.2.hook_resid_pre"], "hooks: no activation 'blocks.2.hook_resid_pre' was cached",
@@ -103,10 +104,10 @@ TEST_SUITE("ch14_hooks") {
     read.cache({"blocks.0.attn.hook_result", "blocks.0.hook_attn_out"});
     const Tensor plain = model.run_with_hooks(batch, read).value();
     Tensor sum = heed::sum(read["blocks.0.attn.hook_result"], 1) + model.self_attention(0).out_proj.bias.value();
-    CHECK(largest_difference(sum, read["blocks.0.hook_attn_out"]) < 1e-12);
+    CHECK(largest_difference(sum, read["blocks.0.hook_attn_out"]) < heed::test::tol(1e-12));
     Hooks same;
     same.add("blocks.0.attn.hook_result", [](const Var& r) { return r; });
-    CHECK(largest_difference(model.run_with_hooks(batch, same).value(), plain) < 1e-12);
+    CHECK(largest_difference(model.run_with_hooks(batch, same).value(), plain) < heed::test::tol(1e-12));
   }
 
   TEST_CASE("zero-ablating a head through hook_z equals zeroing its columns of W_O") {
@@ -127,7 +128,7 @@ TEST_SUITE("ch14_hooks") {
       CHECK(largest_difference(hooked, before) > 1e-3);  // the head mattered
       Tensor& w = model.self_attention(1).out_proj.weight.value();  // (D, D): head 0's columns 0, 1
       for (int64_t r = 0; r < 4; ++r) w[r * 4] = w[r * 4 + 1] = 0;
-      CHECK(largest_difference(hooked, model.forward(batch).value()) < 1e-12);
+      CHECK(largest_difference(hooked, model.forward(batch).value()) < heed::test::tol(1e-12));
     }
   }
 
@@ -164,7 +165,7 @@ TEST_SUITE("ch14_hooks") {
         for (int64_t j = 0; j < 2; ++j) {
           real mean = 0;
           for (int64_t s = 0; s < 4; ++s) mean += 0.25 * v[(head * 4 + s) * 2 + j];
-          CHECK(std::fabs(z[(head * 4 + t) * 2 + j] - mean) < 1e-12);
+          CHECK(std::fabs(z[(head * 4 + t) * 2 + j] - mean) < heed::test::tol(1e-12));
         }
   }
 

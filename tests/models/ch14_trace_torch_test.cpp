@@ -56,10 +56,11 @@ TEST_SUITE("ch14_trace_torch") {
       CHECK(j.find("missing")->as_array().empty());
       CHECK(j.find("compared")->as_real() == static_cast<real>(names));
       real worst = 0;
-      for (const auto& [name, diff] : j.find("worst")->items()) {
+      for (const auto& item : j.find("worst")->items()) {  // not a structured binding: CAPTURE (clang < 16)
+        const std::string& name = item.first;
         CAPTURE(name);
-        CHECK(diff.as_real() <= 1e-12);
-        worst = std::max(worst, diff.as_real());
+        CHECK(item.second.as_real() <= 1e-12);
+        worst = std::max(worst, item.second.as_real());
       }
       MESSAGE(c.train << ": " << names << " activations, largest relative difference " << worst);
     }

@@ -165,7 +165,9 @@ TEST_SUITE("ch14_trace") {
         {"trace --load " + t + " --tokens \"3 1\"", "give --source"},
         {"trace --load " + m + " --tokens \"3 1\" --top 0", "--top"},
     };
-    for (const auto& [args, words] : bad) {
+    for (const auto& item : bad) {  // not a structured binding: INFO captures it (clang < 16)
+      const std::string& args = item.first;
+      const std::string& words = item.second;
       CliRun r = s.heed(args);
       INFO("heed " << args << " -> " << r.status << ": " << r.err);
       CHECK(r.status == 2);

@@ -176,7 +176,9 @@ TEST_SUITE("ch14_text") {
         {run + s.path("ok.txt") + " --valid " + s.path("short.txt") + " --context 8",
          "short.txt: its 5 tokens are shorter than a window of the model's context, 8 tokens"},
     };
-    for (const auto& [args, words] : bad) {
+    for (const auto& item : bad) {  // not a structured binding: INFO captures it (clang < 16)
+      const std::string& args = item[0];
+      const std::string& words = item[1];
       CliRun r = s.heed(args);
       INFO("heed " << args << " -> " << r.status << ": " << r.err);
       CHECK(r.status == 2);
